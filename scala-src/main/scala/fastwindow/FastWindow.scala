@@ -1,0 +1,74 @@
+package fastwindow
+
+import java.util.Properties
+
+import org.apache.spark.sql.{Dataset, SparkSession}
+
+import fastwindow.explain.WindowReport
+import fastwindow.planning.{FastWindowStrategy, WindowSupport}
+
+/**
+ * The JVM-side API used by the Python package (through py4j) and by Scala users who cannot set
+ * `spark.sql.extensions` before their session exists.
+ *
+ * Every method is a plain static call with Java-friendly types, so py4j can reach it as
+ * `jvm.fastwindow.FastWindow.method(...)`.
+ */
+object FastWindow {
+
+  private lazy val buildInfo: Properties = {
+    val props = new Properties()
+    val in = getClass.getResourceAsStream("/fastwindow-build.properties")
+    if (in != null) try props.load(in) finally in.close()
+    props
+  }
+
+  /** fastwindow's own version. */
+  def version: String = buildInfo.getProperty("version", "unknown")
+
+  /** The Spark version the jar was compiled against (internals are not binary-stable). */
+  def builtForSpark: String = buildInfo.getProperty("spark.version", "unknown")
+
+  /** The Scala binary version the jar was compiled for. */
+  def builtForScala: String = buildInfo.getProperty("scala.binary.version", "unknown")
+
+  /**
+   * Installs the planner strategy on a session that was created without the extension, by adding
+   * it to the session's experimental strategies. Idempotent; returns true when it was added now.
+   */
+  def install(session: SparkSession): Boolean = synchronized {
+    if (isInstalled(session)) {
+      false
+    } else {
+      val experimental = session.experimental
+      experimental.extraStrategies = experimental.extraStrategies :+ FastWindowStrategy
+      true
+    }
+  }
+
+  /** Whether the strategy is part of this session's planner, by either route. */
+  def isInstalled(session: SparkSession): Boolean = {
+    val name = FastWindowStrategy.getClass.getName
+    session match {
+      case classic: org.apache.spark.sql.classic.SparkSession =>
+        classic.sessionState.planner.strategies.exists(_.getClass.getName == name)
+      case _ => false
+    }
+  }
+
+  /**
+   * JSON describing every window operator of `df`'s physical plan: who runs it
+   * (`FastWindow` or Spark's `Window`), its window expressions and, for a Spark-run node, why
+   * fastwindow did not take it. The Python `fastwindow.explain(df)` renders this.
+   */
+  def explainJson(df: Dataset[_]): String = WindowReport.toJson(WindowReport.of(df))
+
+  /** Human-readable form of [[explainJson]]. */
+  def explainString(df: Dataset[_]): String = WindowReport.render(WindowReport.of(df))
+
+  /** JSON list of what fastwindow runs (functions, frames, types), generated from the code. */
+  def supportJson: String = WindowSupport.supportMatrixJson
+
+  /** Markdown table of every `spark.fastwindow.*` key. */
+  def configMarkdown: String = FastWindowConf.markdownTable
+}

@@ -1,0 +1,92 @@
+package fastwindow
+
+import java.util.Locale
+
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * Every `spark.fastwindow.*` key, in one place.
+ *
+ * All keys are runtime SQL confs: they can be set on the builder, with `spark.conf.set` or with
+ * `SET key=value` in SQL, and are read from the active session when a query is planned (planning
+ * keys) or when a task starts (execution keys, captured on the driver and shipped with the plan).
+ *
+ * A value that does not parse is an error that names the key and the accepted values; it is never
+ * silently replaced by the default.
+ *
+ * The README's configuration table is generated from [[FastWindowConf.entries]]
+ * (`python -m fastwindow config --markdown`), and a test checks the two agree.
+ */
+object FastWindowConf {
+
+  /** One documented configuration key with a typed parser. */
+  final case class Entry[T](key: String, default: T, doc: String, parse: String => T) {
+    /** The value in `conf`, or the default when unset. */
+    def get(conf: SQLConf = SQLConf.get): T = {
+      val raw = conf.getConfString(key, null)
+      if (raw == null) default else parse(raw.trim)
+    }
+    def defaultString: String = default.toString
+  }
+
+  private def bool(key: String)(raw: String): Boolean = raw.toLowerCase(Locale.ROOT) match {
+    case "true" => true
+    case "false" => false
+    case other => throw badValue(key, other, "true or false")
+  }
+
+  private def oneOf(key: String, allowed: Seq[String])(raw: String): String = {
+    val upper = raw.toUpperCase(Locale.ROOT)
+    if (allowed.contains(upper)) upper else throw badValue(key, raw, allowed.mkString(", "))
+  }
+
+  private def badValue(key: String, value: String, expected: String) =
+    new IllegalArgumentException(
+      s"Invalid value '$value' for $key: expected $expected. " +
+        "See FastWindowConf (or `python -m fastwindow config`) for every fastwindow key.")
+
+  val ENABLED: Entry[Boolean] = Entry(
+    "spark.fastwindow.enabled",
+    default = true,
+    doc = "Plan supported window operators on FastWindowExec. When false every window runs on " +
+      "Spark's WindowExec; switchable at runtime, per session.",
+    parse = bool("spark.fastwindow.enabled"))
+
+  /** Codegen modes, named after Spark's `spark.sql.codegen.factoryMode`. */
+  object CodegenMode {
+    /** Generate code; on a compile error log it and use the interpreted twin. */
+    val Fallback = "FALLBACK"
+    /** Generate code; a compile error fails the query (used by tests). */
+    val CodegenOnly = "CODEGEN_ONLY"
+    /** Always use the interpreted twin. */
+    val NoCodegen = "NO_CODEGEN"
+    val all: Seq[String] = Seq(Fallback, CodegenOnly, NoCodegen)
+  }
+
+  val CODEGEN_MODE: Entry[String] = Entry(
+    "spark.fastwindow.codegen.mode",
+    default = CodegenMode.Fallback,
+    doc = "How window evaluators are built: FALLBACK (generated code, interpreted twin if " +
+      "compilation fails), CODEGEN_ONLY (generated code, fail on compile errors) or NO_CODEGEN " +
+      "(interpreted twin only). Both paths give identical results.",
+    parse = oneOf("spark.fastwindow.codegen.mode", CodegenMode.all))
+
+  val LOG_FALLBACK: Entry[Boolean] = Entry(
+    "spark.fastwindow.logFallback",
+    default = true,
+    doc = "Log at WARN, once per window node of a query, why a window operator stays on " +
+      "Spark's WindowExec.",
+    parse = bool("spark.fastwindow.logFallback"))
+
+  /** All keys, in documentation order. */
+  val entries: Seq[Entry[_]] = Seq(ENABLED, CODEGEN_MODE, LOG_FALLBACK)
+
+  /** A markdown table of every key: the README's configuration section. */
+  def markdownTable: String = {
+    val header = "| key | default | meaning |\n|---|---|---|\n"
+    header + entries.map(e => s"| `${e.key}` | `${e.defaultString}` | ${e.doc} |").mkString("\n")
+  }
+
+  /** Validates every fastwindow key that is set, so a typo in a value fails early. */
+  def validate(conf: SQLConf = SQLConf.get): Unit = entries.foreach(_.get(conf))
+}

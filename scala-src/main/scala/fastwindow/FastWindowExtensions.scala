@@ -1,0 +1,43 @@
+package fastwindow
+
+import org.apache.spark.sql.SparkSessionExtensions
+
+import fastwindow.planning.FastWindowStrategy
+
+/**
+ * The entry point of fastwindow: a [[SparkSessionExtensions]] that injects
+ * [[fastwindow.planning.FastWindowStrategy]], which plans every logical `Window` of SQL window
+ * functions it supports on [[fastwindow.exec.FastWindowExec]] and leaves the rest to Spark's
+ * `WindowExec`, logging why.
+ *
+ * Enable it when the session is built, with the fastwindow jar on the classpath:
+ *
+ * Scala:
+ * {{{
+ *   val spark = SparkSession.builder()
+ *     .config("spark.sql.extensions", "fastwindow.FastWindowExtensions")
+ *     .getOrCreate()
+ * }}}
+ *
+ * Python (the wheel ships the jar):
+ * {{{
+ *   import fastwindow
+ *   spark = fastwindow.configure(SparkSession.builder).getOrCreate()
+ *   # or, on a session that already exists:
+ *   fastwindow.enable(spark)
+ * }}}
+ *
+ * spark-submit / spark-defaults.conf:
+ * {{{
+ *   spark-submit --jars "$(python -m fastwindow jar)" \
+ *     --conf spark.sql.extensions=fastwindow.FastWindowExtensions app.py
+ * }}}
+ *
+ * SQL users can switch it off for a session with `SET spark.fastwindow.enabled=false`; every key
+ * is documented in [[FastWindowConf]].
+ */
+class FastWindowExtensions extends (SparkSessionExtensions => Unit) {
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    extensions.injectPlannerStrategy(_ => FastWindowStrategy)
+  }
+}

@@ -1,0 +1,197 @@
+package fastwindow.buffer
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.types.{PhysicalBooleanType, PhysicalByteType, PhysicalDataType, PhysicalDoubleType, PhysicalFloatType, PhysicalIntegerType, PhysicalLongType, PhysicalShortType}
+import org.apache.spark.sql.catalyst.util.{ArrayData, MapData}
+import org.apache.spark.sql.types.{DataType, Decimal}
+import org.apache.spark.unsafe.types.{BinaryView, CalendarInterval, TimestampNanosVal, UTF8String, VariantVal}
+
+/**
+ * One growable column of the interpreted evaluator's partition buffer: the values of one input
+ * expression for every row of the current partition, in a primitive array where the type allows.
+ *
+ * Columns are allocated once per task and reused by every partition (only `grow` allocates), so
+ * many tiny partitions cost no allocation. The generated evaluator keeps the same layout in plain
+ * Java arrays of its own.
+ */
+sealed abstract class Column(val dataType: DataType) {
+  protected var nulls: Array[Boolean] = new Array[Boolean](Column.InitialCapacity)
+
+  final def capacity: Int = nulls.length
+  final def isNull(row: Int): Boolean = nulls(row)
+
+  /** Stores `value` (boxed, `null` for SQL NULL) at `row`, which must be below `capacity`. */
+  final def put(row: Int, value: Any): Unit = {
+    if (value == null) nulls(row) = true
+    else {
+      nulls(row) = false
+      putNonNull(row, value)
+    }
+  }
+
+  /** The value at `row`, boxed; `null` for SQL NULL. */
+  final def get(row: Int): Any = if (nulls(row)) null else getNonNull(row)
+
+  /** Reallocates to hold at least `minCapacity` rows, keeping the first `used` rows. */
+  final def grow(minCapacity: Int, used: Int): Unit = {
+    val newCapacity = Column.grownCapacity(capacity, minCapacity)
+    nulls = java.util.Arrays.copyOf(nulls, newCapacity)
+    growValues(newCapacity, used)
+  }
+
+  protected def putNonNull(row: Int, value: Any): Unit
+  protected def getNonNull(row: Int): Any
+  protected def growValues(newCapacity: Int, used: Int): Unit
+
+  def getBoolean(row: Int): Boolean = unsupported("boolean")
+  def getByte(row: Int): Byte = unsupported("byte")
+  def getShort(row: Int): Short = unsupported("short")
+  def getInt(row: Int): Int = unsupported("int")
+  def getLong(row: Int): Long = unsupported("long")
+  def getFloat(row: Int): Float = unsupported("float")
+  def getDouble(row: Int): Double = unsupported("double")
+
+  private def unsupported(what: String): Nothing =
+    throw new UnsupportedOperationException(s"$what read from a column of $dataType")
+}
+
+object Column {
+  val InitialCapacity = 16
+
+  /** Doubling growth, capped below the JVM's array size limit. */
+  def grownCapacity(current: Int, minCapacity: Int): Int = {
+    val doubled = math.min(current.toLong * 2, Int.MaxValue - 16L).toInt
+    math.max(doubled, minCapacity)
+  }
+
+  /** A column for values of `dataType`. */
+  def apply(dataType: DataType): Column = PhysicalDataType(dataType) match {
+    case PhysicalBooleanType => new BooleanColumn(dataType)
+    case PhysicalByteType => new ByteColumn(dataType)
+    case PhysicalShortType => new ShortColumn(dataType)
+    case PhysicalIntegerType => new IntColumn(dataType)
+    case PhysicalLongType => new LongColumn(dataType)
+    case PhysicalFloatType => new FloatColumn(dataType)
+    case PhysicalDoubleType => new DoubleColumn(dataType)
+    case _ => new ObjectColumn(dataType)
+  }
+}
+
+final class BooleanColumn(dt: DataType) extends Column(dt) {
+  private var values = new Array[Boolean](capacity)
+  override protected def putNonNull(row: Int, value: Any): Unit =
+    values(row) = value.asInstanceOf[Boolean]
+  override protected def getNonNull(row: Int): Any = values(row)
+  override def getBoolean(row: Int): Boolean = values(row)
+  override protected def growValues(n: Int, used: Int): Unit =
+    values = java.util.Arrays.copyOf(values, n)
+}
+
+final class ByteColumn(dt: DataType) extends Column(dt) {
+  private var values = new Array[Byte](capacity)
+  override protected def putNonNull(row: Int, value: Any): Unit =
+    values(row) = value.asInstanceOf[Byte]
+  override protected def getNonNull(row: Int): Any = values(row)
+  override def getByte(row: Int): Byte = values(row)
+  override protected def growValues(n: Int, used: Int): Unit =
+    values = java.util.Arrays.copyOf(values, n)
+}
+
+final class ShortColumn(dt: DataType) extends Column(dt) {
+  private var values = new Array[Short](capacity)
+  override protected def putNonNull(row: Int, value: Any): Unit =
+    values(row) = value.asInstanceOf[Short]
+  override protected def getNonNull(row: Int): Any = values(row)
+  override def getShort(row: Int): Short = values(row)
+  override protected def growValues(n: Int, used: Int): Unit =
+    values = java.util.Arrays.copyOf(values, n)
+}
+
+final class IntColumn(dt: DataType) extends Column(dt) {
+  private var values = new Array[Int](capacity)
+  override protected def putNonNull(row: Int, value: Any): Unit =
+    values(row) = value.asInstanceOf[Int]
+  override protected def getNonNull(row: Int): Any = values(row)
+  override def getInt(row: Int): Int = values(row)
+  override protected def growValues(n: Int, used: Int): Unit =
+    values = java.util.Arrays.copyOf(values, n)
+}
+
+final class LongColumn(dt: DataType) extends Column(dt) {
+  private var values = new Array[Long](capacity)
+  override protected def putNonNull(row: Int, value: Any): Unit =
+    values(row) = value.asInstanceOf[Long]
+  override protected def getNonNull(row: Int): Any = values(row)
+  override def getLong(row: Int): Long = values(row)
+  override protected def growValues(n: Int, used: Int): Unit =
+    values = java.util.Arrays.copyOf(values, n)
+}
+
+final class FloatColumn(dt: DataType) extends Column(dt) {
+  private var values = new Array[Float](capacity)
+  override protected def putNonNull(row: Int, value: Any): Unit =
+    values(row) = value.asInstanceOf[Float]
+  override protected def getNonNull(row: Int): Any = values(row)
+  override def getFloat(row: Int): Float = values(row)
+  override protected def growValues(n: Int, used: Int): Unit =
+    values = java.util.Arrays.copyOf(values, n)
+}
+
+final class DoubleColumn(dt: DataType) extends Column(dt) {
+  private var values = new Array[Double](capacity)
+  override protected def putNonNull(row: Int, value: Any): Unit =
+    values(row) = value.asInstanceOf[Double]
+  override protected def getNonNull(row: Int): Any = values(row)
+  override def getDouble(row: Int): Double = values(row)
+  override protected def growValues(n: Int, used: Int): Unit =
+    values = java.util.Arrays.copyOf(values, n)
+}
+
+/** Decimals, strings, binary, intervals and nested values, each owned by the column. */
+final class ObjectColumn(dt: DataType) extends Column(dt) {
+  private var values = new Array[AnyRef](capacity)
+  override protected def putNonNull(row: Int, value: Any): Unit =
+    values(row) = ColumnType.ownedCopy(dt, value).asInstanceOf[AnyRef]
+  override protected def getNonNull(row: Int): Any = values(row)
+  override protected def growValues(n: Int, used: Int): Unit =
+    values = java.util.Arrays.copyOf(values, n)
+}
+
+/**
+ * An [[InternalRow]] view of row `row` of a set of columns, so that Spark expressions bound to
+ * the columns (ordinal k = column k) can be evaluated in interpreted mode without copying.
+ */
+final class ColumnarRowView(columns: Array[Column]) extends InternalRow {
+  var row: Int = 0
+
+  override def numFields: Int = columns.length
+  override def isNullAt(ordinal: Int): Boolean = columns(ordinal).isNull(row)
+  override def getBoolean(ordinal: Int): Boolean = columns(ordinal).getBoolean(row)
+  override def getByte(ordinal: Int): Byte = columns(ordinal).getByte(row)
+  override def getShort(ordinal: Int): Short = columns(ordinal).getShort(row)
+  override def getInt(ordinal: Int): Int = columns(ordinal).getInt(row)
+  override def getLong(ordinal: Int): Long = columns(ordinal).getLong(row)
+  override def getFloat(ordinal: Int): Float = columns(ordinal).getFloat(row)
+  override def getDouble(ordinal: Int): Double = columns(ordinal).getDouble(row)
+  override def getDecimal(ordinal: Int, precision: Int, scale: Int): Decimal = obj(ordinal)
+  override def getUTF8String(ordinal: Int): UTF8String = obj(ordinal)
+  override def getBinary(ordinal: Int): Array[Byte] = obj(ordinal)
+  override def getInterval(ordinal: Int): CalendarInterval = obj(ordinal)
+  override def getVariant(ordinal: Int): VariantVal = obj(ordinal)
+  override def getStruct(ordinal: Int, numFields: Int): InternalRow = obj(ordinal)
+  override def getArray(ordinal: Int): ArrayData = obj(ordinal)
+  override def getMap(ordinal: Int): MapData = obj(ordinal)
+  override def getBinaryView(ordinal: Int): BinaryView = obj(ordinal)
+  override def getTimestampLTZNanos(ordinal: Int): TimestampNanosVal = obj(ordinal)
+  override def getTimestampNTZNanos(ordinal: Int): TimestampNanosVal = obj(ordinal)
+  override def get(ordinal: Int, dataType: DataType): AnyRef =
+    columns(ordinal).get(row).asInstanceOf[AnyRef]
+
+  private def obj[T](ordinal: Int): T = columns(ordinal).get(row).asInstanceOf[T]
+
+  override def setNullAt(i: Int): Unit = throw new UnsupportedOperationException("read-only")
+  override def update(i: Int, value: Any): Unit =
+    throw new UnsupportedOperationException("read-only")
+  override def copy(): InternalRow =
+    InternalRow.fromSeq(columns.indices.map(i => columns(i).get(row)))
+}

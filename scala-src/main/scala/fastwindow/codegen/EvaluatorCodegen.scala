@@ -1,0 +1,177 @@
+package fastwindow.codegen
+
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodeAndComment, CodeFormatter, CodeGenerator, CodegenContext}
+
+import fastwindow.buffer.{Column, ColumnType}
+import fastwindow.exec.{EvaluatorLayout, WindowEvaluator}
+import fastwindow.kernels.{AggregateKernel, KernelCode, OffsetKernel, RankingKernel}
+import fastwindow.planning.{AggregateSpec, OffsetSpec, RankingSpec}
+
+/**
+ * Generates one Java class per operator that evaluates all of its window functions: input
+ * expressions are inlined into `ingest` and write straight into primitive arrays; each function
+ * contributes its kernel's code (constants such as ntile buckets and lead/lag offsets are literals,
+ * aggregates' update/evaluate expressions are inlined on primitive fields); `write` calls them in
+ * output order.
+ *
+ * The source is generated on the driver and shipped with the plan ([[GeneratedSource]]);
+ * executors compile it with Spark's `CodeGenerator.compile`, which caches classes by source, so
+ * each distinct operator is compiled once per JVM.
+ */
+object EvaluatorCodegen {
+
+  /** Source and reference objects of a generated evaluator (serializable, built on the driver). */
+  final case class GeneratedSource(code: CodeAndComment, references: Array[Any]) {
+    /** Compiles (or fetches from Spark's cache) and instantiates the evaluator. */
+    def instantiate(): WindowEvaluator = {
+      val (clazz, _) = CodeGenerator.compile(code)
+      clazz.generate(references).asInstanceOf[WindowEvaluator]
+    }
+  }
+
+  def generate(layout: EvaluatorLayout): GeneratedSource = {
+    val ctx = new CodegenContext
+    val g = new GenContext(ctx, layout)
+    val columns = layout.columns
+    val needsPeers = layout.plan.needsPeers
+
+    val columnFields = columns.map { c =>
+      s"private ${ColumnType.javaType(c.dataType)}[] ${g.valuesArray(c)};\n" +
+        s"private boolean[] ${g.nullsArray(c)};"
+    }.mkString("\n")
+
+    val growColumns = columns.map { c =>
+      val values = g.valuesArray(c)
+      val nulls = g.nullsArray(c)
+      val javaType = ColumnType.javaType(c.dataType)
+      s"""
+         |$values = ($values == null) ? ${newArray(javaType, "newCapacity")}
+         |  : ($javaType[]) java.util.Arrays.copyOf($values, newCapacity);
+         |$nulls = ($nulls == null) ? new boolean[newCapacity]
+         |  : java.util.Arrays.copyOf($nulls, newCapacity);
+       """.stripMargin
+    }.mkString
+
+    ctx.INPUT_ROW = "row"
+    ctx.currentVars = null
+    val extracted = ctx.generateExpressions(columns.map(_.bound))
+    val extract = columns.zip(extracted).map { case (c, ev) =>
+      val store = ColumnType.ownedCopyCode(c.dataType, ev.value.toString)
+      g.method("extract", "InternalRow row, int r",
+        s"""
+           |${ev.code}
+           |${g.nullsArray(c)}[r] = ${ev.isNull};
+           |if (!${ev.isNull}) ${g.valuesArray(c)}[r] = $store;
+         """.stripMargin) + "(row, r);"
+    }.mkString("\n")
+
+    val samePeerKeys = layout.peerKeyColumns.map { c =>
+      val a = g.value(c, "a")
+      val b = g.value(c, "b")
+      s"""
+         |if (${g.isNull(c, "a")} != ${g.isNull(c, "b")}) return false;
+         |if (!${g.isNull(c, "a")} && !(${ctx.genEqual(c.dataType, a, b)})) return false;
+       """.stripMargin
+    }.mkString
+
+    val kernels: Seq[KernelCode] = layout.plan.functions.map {
+      case r: RankingSpec => RankingKernel.generate(r, g)
+      case o: OffsetSpec =>
+        val (input, default) = layout.offsetColumns(o)
+        OffsetKernel.generate(o, input, default, g)
+      case a: AggregateSpec =>
+        val bound = new AggregateKernel.BoundAggregate(
+          layout.columnarAggregate(a), layout.columnAttributes)
+        AggregateKernel.generate(a, bound, g)
+    }
+    val finishCalls = kernels.filter(_.finishPartition.trim.nonEmpty).map { k =>
+      g.method("finish", "final int n", k.finishPartition) + "(n);"
+    }.mkString("\n")
+    val writeCalls = kernels.map { k =>
+      g.method("write", "final int i, final int n, InternalRow out", k.write) + "(i, n, out);"
+    }.mkString("\n")
+
+    val evaluatorClass = classOf[WindowEvaluator].getName
+    val body =
+      s"""
+         |public java.lang.Object generate(Object[] references) {
+         |  return new SpecificWindowEvaluator(references);
+         |}
+         |
+         |final class SpecificWindowEvaluator extends $evaluatorClass {
+         |  private Object[] references;
+         |  private int rows = 0;
+         |  private int capacity = 0;
+         |  private boolean[] peerBreak = new boolean[0];
+         |  private int ${g.peerStart} = 0;
+         |  private int ${g.peerEnd} = 0;
+         |  private int ${g.peerIndex} = 0;
+         |  $columnFields
+         |  ${ctx.declareMutableStates()}
+         |
+         |  public SpecificWindowEvaluator(Object[] references) {
+         |    this.references = references;
+         |    ${ctx.initMutableStates()}
+         |    growColumns(${Column.InitialCapacity});
+         |  }
+         |
+         |  public int numRows() { return rows; }
+         |
+         |  public void startPartition() { rows = 0; }
+         |
+         |  public void ingest(InternalRow row) {
+         |    final int r = rows;
+         |    if (r == capacity) growColumns(r + 1);
+         |    $extract
+         |    ${if (needsPeers) "peerBreak[r] = r == 0 || !samePeerKeys(r, r - 1);" else ""}
+         |    rows = r + 1;
+         |  }
+         |
+         |  private boolean samePeerKeys(int a, int b) {
+         |    $samePeerKeys
+         |    return true;
+         |  }
+         |
+         |  public void finishPartition() {
+         |    final int n = rows;
+         |    $finishCalls
+         |  }
+         |
+         |  public void write(final int i, InternalRow out) {
+         |    final int n = rows;
+         |    ${if (needsPeers) advancePeers(g) else ""}
+         |    $writeCalls
+         |  }
+         |
+         |  private void growColumns(int minCapacity) {
+         |    final int newCapacity = ${classOf[Column].getName}.grownCapacity(capacity, minCapacity);
+         |    $growColumns
+         |    ${if (needsPeers) "peerBreak = java.util.Arrays.copyOf(peerBreak, newCapacity);" else ""}
+         |    capacity = newCapacity;
+         |  }
+         |
+         |  ${ctx.declareAddedFunctions()}
+         |}
+       """.stripMargin
+
+    val code = CodeFormatter.stripOverlappingComments(
+      new CodeAndComment(CodeFormatter.stripExtraNewLines(body), ctx.getPlaceHolderToComments()))
+    GeneratedSource(code, ctx.references.toArray)
+  }
+
+  /** `new T[size]`, also when T is itself an array type such as `byte[]`. */
+  private def newArray(javaType: String, size: String): String =
+    if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[$size][]" else s"new $javaType[$size]"
+
+  /** Same walk as [[fastwindow.kernels.PeerGroups.advance]]. */
+  private def advancePeers(g: GenContext): String =
+    s"""
+       |if (i == 0 || peerBreak[i]) {
+       |  ${g.peerStart} = i;
+       |  int e = i + 1;
+       |  while (e < n && !peerBreak[e]) e++;
+       |  ${g.peerEnd} = e;
+       |  ${g.peerIndex} = (i == 0) ? 1 : ${g.peerIndex} + 1;
+       |}
+     """.stripMargin
+}

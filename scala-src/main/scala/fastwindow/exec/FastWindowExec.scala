@@ -1,0 +1,129 @@
+package fastwindow.exec
+
+import org.apache.spark.SparkException
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, InterpretedOrdering, InterpretedUnsafeProjection, JoinedRow, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
+import org.apache.spark.sql.catalyst.util.UnsafeRowUtils
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.execution.window.WindowExecBase
+import org.apache.spark.sql.fastwindow.PartitionRowBuffer
+import org.apache.spark.sql.types.{DataType, StructField, StructType}
+
+import fastwindow.FastWindowConf
+import fastwindow.FastWindowConf.CodegenMode
+import fastwindow.planning.WindowSupport
+
+/**
+ * fastwindow's replacement for Spark's `WindowExec`, shown as `FastWindow` in plans.
+ *
+ * It extends `WindowExecBase`, so its contract with the rest of the plan is Spark's by
+ * construction: it requires `ClusteredDistribution(partitionSpec)` (all tuples in one partition
+ * without PARTITION BY) and the ordering `partitionSpec ++ orderSpec`, outputs
+ * `child.output ++ window attributes` with the same nullability, and preserves input order.
+ *
+ * Per task it runs a [[WindowPartitionIterator]] with a [[WindowEvaluator]] (generated, or its
+ * interpreted twin); each window partition is buffered in Spark's spillable row buffer while its
+ * function inputs are extracted into primitive columns, then each row is emitted with its results.
+ *
+ * Only planned by [[fastwindow.planning.FastWindowStrategy]] after [[WindowSupport.check]] accepted
+ * the node, which `doExecute` re-derives (it is deterministic) rather than serializing it.
+ */
+case class FastWindowExec(
+    windowExpression: Seq[NamedExpression],
+    partitionSpec: Seq[Expression],
+    orderSpec: Seq[SortOrder],
+    child: SparkPlan) extends WindowExecBase {
+
+  override def nodeName: String = "FastWindow"
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "numWindowPartitions" -> SQLMetrics.createMetric(sparkContext, "number of window partitions"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "numInterpretedTasks" ->
+      SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"))
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val plan = WindowSupport.check(windowExpression, orderSpec) match {
+      case Right(p) => p
+      case Left(reason) =>
+        throw SparkException.internalError(s"FastWindowExec planned for an unsupported node: $reason")
+    }
+    val layout = EvaluatorLayout(plan, child.output)
+    val mode = FastWindowConf.CODEGEN_MODE.get(conf)
+    val factory = EvaluatorFactory(layout, mode)
+    val interpretedEmit = mode == CodegenMode.NoCodegen
+    val childOutput = child.output
+    val partitionExprs = partitionSpec
+    val resultTypes = layout.resultTypes
+    val iteratorMetrics = WindowPartitionIterator.Metrics(
+      longMetric("numOutputRows"), longMetric("numWindowPartitions"), longMetric("spillSize"))
+    val interpretedTasks = longMetric("numInterpretedTasks")
+    val bufferThresholds = PartitionRowBuffer.thresholds(conf)
+
+    child.execute().mapPartitions { rows =>
+      val (evaluator, generated) = factory.create()
+      if (!generated) interpretedTasks += 1
+      new WindowPartitionIterator(
+        rows,
+        toUnsafe = UnsafeProjection.create(childOutput, childOutput),
+        groupKey = UnsafeProjection.create(partitionExprs, childOutput),
+        sameGroup = FastWindowExec.groupEquality(partitionExprs),
+        buffer = new PartitionRowBuffer(bufferThresholds),
+        evaluator = evaluator,
+        resultTypes = resultTypes,
+        resultProjection = FastWindowExec.resultProjection(resultTypes, interpretedEmit),
+        join = FastWindowExec.joiner(childOutput.map(_.dataType), resultTypes, interpretedEmit),
+        metrics = iteratorMetrics)
+    }
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): FastWindowExec =
+    copy(child = newChild)
+}
+
+object FastWindowExec {
+
+  /**
+   * Same grouping test as `WindowExec`: binary equality of the key rows when every key type
+   * allows it, otherwise an ordering comparison (e.g. collated strings).
+   */
+  def groupEquality(partitionSpec: Seq[Expression]): (UnsafeRow, UnsafeRow) => Boolean =
+    if (partitionSpec.forall(e => UnsafeRowUtils.isBinaryStable(e.dataType))) {
+      (a, b) => a.equals(b)
+    } else {
+      val ordering = InterpretedOrdering.forSchema(partitionSpec.map(_.dataType))
+      (a, b) => ordering.compare(a, b) == 0
+    }
+
+  /** Serializes the window results of one row. */
+  def resultProjection(types: Seq[DataType], interpreted: Boolean): UnsafeProjection = {
+    val refs = types.zipWithIndex.map { case (t, i) => BoundReference(i, t, nullable = true) }
+    if (interpreted) InterpretedUnsafeProjection.createProjection(refs)
+    else UnsafeProjection.create(refs)
+  }
+
+  /** Appends the results to the child row (generated joiner, or its interpreted equivalent). */
+  def joiner(
+      childTypes: Seq[DataType],
+      resultTypes: Seq[DataType],
+      interpreted: Boolean): (UnsafeRow, UnsafeRow) => UnsafeRow = {
+    if (interpreted) {
+      val all = (childTypes ++ resultTypes).zipWithIndex.map { case (t, i) =>
+        BoundReference(i, t, nullable = true)
+      }
+      val projection = InterpretedUnsafeProjection.createProjection(all)
+      val joined = new JoinedRow
+      (left, right) => projection(joined(left, right))
+    } else {
+      val joiner = GenerateUnsafeRowJoiner.create(schemaOf(childTypes), schemaOf(resultTypes))
+      (left, right) => joiner.join(left, right)
+    }
+  }
+
+  private def schemaOf(types: Seq[DataType]): StructType =
+    StructType(types.zipWithIndex.map { case (t, i) => StructField(s"c$i", t) })
+}

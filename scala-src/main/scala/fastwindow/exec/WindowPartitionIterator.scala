@@ -1,0 +1,89 @@
+package fastwindow.exec
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.fastwindow.PartitionRowBuffer
+import org.apache.spark.sql.types.DataType
+
+/**
+ * The per-task loop of [[FastWindowExec]]: splits the sorted input into window partitions, feeds
+ * each partition's rows to the buffer and the evaluator, then emits every buffered row joined with
+ * its results, in input order.
+ *
+ * Only the window results are serialized per output row (`resultProjection`); the child row's
+ * bytes are copied as one block by `join`, instead of re-projecting every child column as
+ * `WindowExec` does.
+ */
+final class WindowPartitionIterator(
+    input: Iterator[InternalRow],
+    toUnsafe: UnsafeProjection,
+    groupKey: UnsafeProjection,
+    sameGroup: (UnsafeRow, UnsafeRow) => Boolean,
+    buffer: PartitionRowBuffer,
+    evaluator: WindowEvaluator,
+    resultTypes: Seq[DataType],
+    resultProjection: UnsafeProjection,
+    join: (UnsafeRow, UnsafeRow) => UnsafeRow,
+    metrics: WindowPartitionIterator.Metrics) extends Iterator[InternalRow] {
+
+  private val results = new SpecificInternalRow(resultTypes)
+
+  private var nextRow: UnsafeRow = _
+  private var nextGroup: UnsafeRow = _
+  private var nextRowAvailable = false
+  private var partitionRows: Iterator[UnsafeRow] = Iterator.empty
+  private var rowIndex = 0
+  private var done = false
+
+  fetchNextRow()
+
+  private def fetchNextRow(): Unit = {
+    nextRowAvailable = input.hasNext
+    if (nextRowAvailable) {
+      nextRow = input.next() match {
+        case u: UnsafeRow => u
+        case other => toUnsafe(other)
+      }
+      nextGroup = groupKey(nextRow)
+    }
+  }
+
+  private def fetchNextPartition(): Unit = {
+    val currentGroup = nextGroup.copy()
+    buffer.clear()
+    evaluator.startPartition()
+    while (nextRowAvailable && sameGroup(nextGroup, currentGroup)) {
+      buffer.add(nextRow)
+      evaluator.ingest(nextRow)
+      fetchNextRow()
+    }
+    evaluator.finishPartition()
+    metrics.partitions += 1
+    partitionRows = buffer.iterator
+    rowIndex = 0
+  }
+
+  override def hasNext: Boolean = {
+    val more = partitionRows.hasNext || nextRowAvailable
+    if (!more && !done) {
+      done = true
+      buffer.clear()
+      metrics.spillSize += buffer.spillSize
+    }
+    more
+  }
+
+  override def next(): InternalRow = {
+    if (!partitionRows.hasNext && nextRowAvailable) fetchNextPartition()
+    val current = partitionRows.next()
+    evaluator.write(rowIndex, results)
+    rowIndex += 1
+    metrics.outputRows += 1
+    join(current, resultProjection(results))
+  }
+}
+
+object WindowPartitionIterator {
+  final case class Metrics(outputRows: SQLMetric, partitions: SQLMetric, spillSize: SQLMetric)
+}

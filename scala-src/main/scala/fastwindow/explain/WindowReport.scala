@@ -1,0 +1,105 @@
+package fastwindow.explain
+
+import org.apache.spark.sql.{Dataset, ExtendedExplainGenerator}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase}
+
+import fastwindow.exec.FastWindowExec
+import fastwindow.planning.{FastWindowStrategy, WindowSupport}
+
+/**
+ * Who runs one window operator of a physical plan, and — when Spark does — why fastwindow did
+ * not. This answers a user's "did my query use fastwindow, and if not why".
+ */
+final case class WindowReport(
+    operator: String,
+    fastwindow: Boolean,
+    windowExpressions: Seq[String],
+    partitionSpec: Seq[String],
+    orderSpec: Seq[String],
+    reason: Option[String])
+
+object WindowReport extends AdaptiveSparkPlanHelper {
+
+  val NotInstalledReason: String =
+    "fastwindow's planner strategy is not installed on this session (start it with " +
+      "spark.sql.extensions=fastwindow.FastWindowExtensions, or call fastwindow.enable(spark))"
+
+  def of(df: Dataset[_]): Seq[WindowReport] = df match {
+    case classic: org.apache.spark.sql.classic.Dataset[_] =>
+      of(classic.queryExecution.executedPlan)
+    case other =>
+      throw new IllegalArgumentException(
+        s"fastwindow can only explain classic (non-Connect) Datasets, got ${other.getClass}")
+  }
+
+  /** Every window operator in `plan`, including inside adaptive query stages. */
+  def of(plan: SparkPlan): Seq[WindowReport] = collect(plan) {
+    case f: FastWindowExec => report(f, fastwindow = true, None)
+    case w: WindowExec => report(w, fastwindow = false, Some(fallbackReason(w)))
+    case w: WindowExecBase =>
+      report(w, fastwindow = false,
+        Some("Python UDF window functions run on Spark's Python window operator"))
+  }
+
+  private def report(w: WindowExecBase, fastwindow: Boolean, reason: Option[String]) =
+    WindowReport(
+      w.nodeName,
+      fastwindow,
+      w.windowExpression.map(_.sql),
+      w.partitionSpec.map(_.sql),
+      w.orderSpec.map(_.sql),
+      reason)
+
+  /** The reason recorded at planning time, or the support check's verdict if none was. */
+  private def fallbackReason(w: WindowExec): String =
+    w.logicalLink.flatMap(_.getTagValue(FastWindowStrategy.FallbackReason)).getOrElse {
+      WindowSupport.check(w.windowExpression, w.orderSpec) match {
+        case Left(reason) => reason
+        case Right(_) => NotInstalledReason
+      }
+    }
+
+  def render(reports: Seq[WindowReport]): String =
+    if (reports.isEmpty) "no window operators in this plan"
+    else reports.map { r =>
+      val who = if (r.fastwindow) "runs on fastwindow" else "runs on Spark"
+      val head = s"${r.operator} [${r.windowExpressions.mkString(", ")}] $who"
+      head + r.reason.map(reason => s"\n  reason: $reason").getOrElse("")
+    }.mkString("\n")
+
+  def toJson(reports: Seq[WindowReport]): String = reports.map { r =>
+    Json.obj(
+      "operator" -> Json.str(r.operator),
+      "fastwindow" -> r.fastwindow.toString,
+      "windowExpressions" -> Json.arr(r.windowExpressions),
+      "partitionSpec" -> Json.arr(r.partitionSpec),
+      "orderSpec" -> Json.arr(r.orderSpec),
+      "reason" -> r.reason.map(Json.str).getOrElse("null"))
+  }.mkString("[", ",\n", "]")
+}
+
+/** Adds fastwindow's window report to `EXPLAIN EXTENDED` (via spark.sql.extendedExplainProviders). */
+class FastWindowExplainGenerator extends ExtendedExplainGenerator {
+  override def title: String = "fastwindow"
+  override def generateExtendedInfo(plan: SparkPlan): String =
+    WindowReport.render(WindowReport.of(plan))
+}
+
+/** Minimal JSON writing for the reports shared with Python (no dependency on Spark's json4s). */
+object Json {
+  def str(s: String): String = {
+    val out = new StringBuilder("\"")
+    s.foreach {
+      case '"' => out.append("\\\"")
+      case '\\' => out.append("\\\\")
+      case c if c < ' ' => out.append(f"\\u${c.toInt}%04x")
+      case c => out.append(c)
+    }
+    out.append('"').toString
+  }
+  def arr(items: Seq[String]): String = items.map(str).mkString("[", ", ", "]")
+  def obj(fields: (String, String)*): String =
+    fields.map { case (k, v) => s"${str(k)}: $v" }.mkString("{", ", ", "}")
+}

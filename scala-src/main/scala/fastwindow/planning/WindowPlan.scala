@@ -1,0 +1,87 @@
+package fastwindow.planning
+
+import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
+import org.apache.spark.sql.types.DataType
+
+/**
+ * What [[fastwindow.exec.FastWindowExec]] runs: every window expression of one logical `Window`,
+ * resolved to a function fastwindow knows how to evaluate and the frame shape it runs over.
+ *
+ * A `WindowPlan` only exists for nodes that passed [[WindowSupport.check]]; it is derived again
+ * (deterministically) from the physical node's fields, so it never needs to be serialized apart
+ * from the node.
+ *
+ * @param functions one entry per window expression, in output order (`ordinal` = result column)
+ * @param orderSpec the node's ORDER BY, used to find peers (rows with equal order keys)
+ */
+final case class WindowPlan(functions: Seq[FunctionSpec], orderSpec: Seq[SortOrder]) {
+  /** Whether any function needs to know where each group of peers starts and ends. */
+  def needsPeers: Boolean = functions.exists(_.needsPeers)
+}
+
+/** The frames fastwindow evaluates, named by shape (the algorithm follows from the shape). */
+sealed abstract class FrameShape(val sql: String) extends Serializable
+object FrameShape {
+  /** UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING (ROWS or RANGE): one result per partition. */
+  case object WholePartition extends FrameShape("UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
+  /** ROWS UNBOUNDED PRECEDING AND CURRENT ROW: accumulate one row at a time. */
+  case object RunningRows extends FrameShape("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
+  /** RANGE UNBOUNDED PRECEDING AND CURRENT ROW: accumulate a whole group of peers at a time. */
+  case object RunningRange extends FrameShape("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
+}
+
+/** One window function fastwindow evaluates, and the result column it writes. */
+sealed trait FunctionSpec {
+  /** Position of the result among the node's window expressions. */
+  def ordinal: Int
+  def resultType: DataType
+  def needsPeers: Boolean
+  /** The value expressions (evaluated per input row) this function reads. */
+  def inputs: Seq[Expression]
+}
+
+/** The ranking functions; their values follow from row positions and peer groups only. */
+sealed abstract class RankingKind(val needsPeers: Boolean) extends Serializable
+object RankingKind {
+  case object RowNumber extends RankingKind(needsPeers = false)
+  case object Rank extends RankingKind(needsPeers = true)
+  case object DenseRank extends RankingKind(needsPeers = true)
+  case object PercentRank extends RankingKind(needsPeers = true)
+  case object CumeDist extends RankingKind(needsPeers = true)
+  final case class NTile(buckets: Int) extends RankingKind(needsPeers = false)
+}
+
+final case class RankingSpec(ordinal: Int, kind: RankingKind, resultType: DataType)
+  extends FunctionSpec {
+  override def needsPeers: Boolean = kind.needsPeers
+  override def inputs: Seq[Expression] = Nil
+}
+
+/**
+ * lead/lag: the value of `input` `offset` rows away (lag has a negative offset), or — with
+ * IGNORE NULLS — the |offset|-th non-null value after (before) the current row. When that row
+ * does not exist the result is `default` evaluated on the current row (`None` means null).
+ */
+final case class OffsetSpec(
+    ordinal: Int,
+    input: Expression,
+    offset: Int,
+    default: Option[Expression],
+    ignoreNulls: Boolean) extends FunctionSpec {
+  override def resultType: DataType = input.dataType
+  override def needsPeers: Boolean = false
+  override def inputs: Seq[Expression] = input +: default.filterNot(_.foldable).toSeq
+}
+
+/**
+ * A declarative aggregate over a frame. It is evaluated with the aggregate's own
+ * initial/update/evaluate expressions, so results, types, overflow behaviour and errors are
+ * Spark's by construction.
+ */
+final case class AggregateSpec(ordinal: Int, function: DeclarativeAggregate, frame: FrameShape)
+  extends FunctionSpec {
+  override def resultType: DataType = function.dataType
+  override def needsPeers: Boolean = frame == FrameShape.RunningRange
+  override def inputs: Seq[Expression] = function.children.filterNot(_.foldable)
+}
