@@ -66,6 +66,9 @@ final case class EvaluatorLayout(plan: WindowPlan, childOutput: Seq[Attribute]) 
   def offsetColumns(spec: OffsetSpec): (ColumnSpec, Option[ColumnSpec]) =
     (columnOf(spec.input), spec.default.filterNot(_.foldable).map(columnOf))
 
-  /** Result column types, in window expression order. */
-  val resultTypes: Seq[DataType] = plan.functions.map(_.resultType)
+  /** Types of the function results the evaluator writes, by function ordinal. */
+  val functionTypes: Seq[DataType] = plan.functions.map(_.resultType)
+
+  /** Types of the operator's window outputs, in window expression order. */
+  val outputTypes: Seq[DataType] = plan.outputs.map(_.dataType)
 }

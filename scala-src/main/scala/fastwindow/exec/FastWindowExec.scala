@@ -58,7 +58,8 @@ case class FastWindowExec(
     val interpretedEmit = mode == CodegenMode.NoCodegen
     val childOutput = child.output
     val partitionExprs = partitionSpec
-    val resultTypes = layout.resultTypes
+    val functionTypes = layout.functionTypes
+    val outputs = plan.outputs
     val iteratorMetrics = WindowPartitionIterator.Metrics(
       longMetric("numOutputRows"), longMetric("numWindowPartitions"), longMetric("spillSize"))
     val interpretedTasks = longMetric("numInterpretedTasks")
@@ -74,9 +75,10 @@ case class FastWindowExec(
         sameGroup = FastWindowExec.groupEquality(partitionExprs),
         buffer = new PartitionRowBuffer(bufferThresholds),
         evaluator = evaluator,
-        resultTypes = resultTypes,
-        resultProjection = FastWindowExec.resultProjection(resultTypes, interpretedEmit),
-        join = FastWindowExec.joiner(childOutput.map(_.dataType), resultTypes, interpretedEmit),
+        functionTypes = functionTypes,
+        outputProjection = FastWindowExec.outputProjection(outputs, interpretedEmit),
+        join = FastWindowExec.joiner(
+          childOutput.map(_.dataType), outputs.map(_.dataType), interpretedEmit),
         metrics = iteratorMetrics)
     }
   }
@@ -99,12 +101,10 @@ object FastWindowExec {
       (a, b) => ordering.compare(a, b) == 0
     }
 
-  /** Serializes the window results of one row. */
-  def resultProjection(types: Seq[DataType], interpreted: Boolean): UnsafeProjection = {
-    val refs = types.zipWithIndex.map { case (t, i) => BoundReference(i, t, nullable = true) }
-    if (interpreted) InterpretedUnsafeProjection.createProjection(refs)
-    else UnsafeProjection.create(refs)
-  }
+  /** Computes and serializes the window outputs of one row from its function results. */
+  def outputProjection(outputs: Seq[Expression], interpreted: Boolean): UnsafeProjection =
+    if (interpreted) InterpretedUnsafeProjection.createProjection(outputs)
+    else UnsafeProjection.create(outputs)
 
   /** Appends the results to the child row (generated joiner, or its interpreted equivalent). */
   def joiner(

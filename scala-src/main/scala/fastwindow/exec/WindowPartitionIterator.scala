@@ -11,7 +11,7 @@ import org.apache.spark.sql.types.DataType
  * each partition's rows to the buffer and the evaluator, then emits every buffered row joined with
  * its results, in input order.
  *
- * Only the window results are serialized per output row (`resultProjection`); the child row's
+ * Only the window outputs are serialized per output row (`outputProjection`); the child row's
  * bytes are copied as one block by `join`, instead of re-projecting every child column as
  * `WindowExec` does.
  */
@@ -22,12 +22,12 @@ final class WindowPartitionIterator(
     sameGroup: (UnsafeRow, UnsafeRow) => Boolean,
     buffer: PartitionRowBuffer,
     evaluator: WindowEvaluator,
-    resultTypes: Seq[DataType],
-    resultProjection: UnsafeProjection,
+    functionTypes: Seq[DataType],
+    outputProjection: UnsafeProjection,
     join: (UnsafeRow, UnsafeRow) => UnsafeRow,
     metrics: WindowPartitionIterator.Metrics) extends Iterator[InternalRow] {
 
-  private val results = new SpecificInternalRow(resultTypes)
+  private val results = new SpecificInternalRow(functionTypes)
 
   private var nextRow: UnsafeRow = _
   private var nextGroup: UnsafeRow = _
@@ -80,7 +80,7 @@ final class WindowPartitionIterator(
     evaluator.write(rowIndex, results)
     rowIndex += 1
     metrics.outputRows += 1
-    join(current, resultProjection(results))
+    join(current, outputProjection(results))
   }
 }
 

@@ -12,10 +12,17 @@ import org.apache.spark.sql.types.DataType
  * (deterministically) from the physical node's fields, so it never needs to be serialized apart
  * from the node.
  *
- * @param functions one entry per window expression, in output order (`ordinal` = result column)
+ * @param functions the distinct window functions of the node; `ordinal` is the function's slot in
+ *                  the row of function results the evaluator fills
+ * @param outputs   one expression per window expression of the node, in output order, computing
+ *                  it from the function results (usually just a reference to one slot; optimizer
+ *                  rules such as DecimalAggregates wrap some functions in a cast or division)
  * @param orderSpec the node's ORDER BY, used to find peers (rows with equal order keys)
  */
-final case class WindowPlan(functions: Seq[FunctionSpec], orderSpec: Seq[SortOrder]) {
+final case class WindowPlan(
+    functions: Seq[FunctionSpec],
+    outputs: Seq[Expression],
+    orderSpec: Seq[SortOrder]) {
   /** Whether any function needs to know where each group of peers starts and ends. */
   def needsPeers: Boolean = functions.exists(_.needsPeers)
 }
@@ -33,7 +40,7 @@ object FrameShape {
 
 /** One window function fastwindow evaluates, and the result column it writes. */
 sealed trait FunctionSpec {
-  /** Position of the result among the node's window expressions. */
+  /** Slot of the function's result in the row of function results. */
   def ordinal: Int
   def resultType: DataType
   def needsPeers: Boolean

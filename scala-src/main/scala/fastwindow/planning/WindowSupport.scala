@@ -68,26 +68,45 @@ object WindowSupport {
   def check(
       windowExpressions: Seq[NamedExpression],
       orderSpec: Seq[SortOrder]): Outcome = {
-    val specs = windowExpressions.zipWithIndex.map { case (e, ordinal) =>
-      functionSpec(e, ordinal)
-    }
-    specs.collectFirst { case Left(reason) => reason } match {
+    val functions = windowExpressions.flatMap(_.collect { case w: WindowExpression => w })
+      .foldLeft(Vector.empty[WindowExpression]) { (acc, w) =>
+        if (acc.exists(_.semanticEquals(w))) acc else acc :+ w
+      }
+    val specs = functions.zipWithIndex.map { case (w, ordinal) => functionSpec(w, ordinal) }
+    val shapeProblem = windowExpressions.collectFirst(Function.unlift(outputProblem))
+    (shapeProblem ++ specs.collect { case Left(reason) => reason }).headOption match {
       case Some(reason) => Left(reason)
       case None =>
-        val plan = WindowPlan(specs.collect { case Right(s) => s }, orderSpec)
+        val outputs = windowExpressions.map { e =>
+          e.asInstanceOf[Alias].child.transform {
+            case w: WindowExpression =>
+              BoundReference(functions.indexWhere(_.semanticEquals(w)), w.dataType, w.nullable)
+          }
+        }
+        val plan = WindowPlan(specs.collect { case Right(s) => s }, outputs, orderSpec)
         peerKeyProblem(plan).toLeft(plan)
     }
   }
 
-  private def functionSpec(named: NamedExpression, ordinal: Int): Either[String, FunctionSpec] =
-    named match {
-      case Alias(WindowExpression(function, spec), _) =>
-        spec.frameSpecification match {
-          case frame: SpecifiedWindowFrame => windowFunction(function, frame, ordinal)
-          case other => Left(s"window frame $other is not resolved")
-        }
-      case other =>
-        Left(s"window expression ${other.sql} is not a plain aliased window function")
+  /**
+   * A window expression must compute its value from window functions alone: an alias of one
+   * function, or of an expression over functions (DecimalAggregates rewrites avg and sum of small
+   * decimals that way).
+   */
+  private def outputProblem(e: NamedExpression): Option[String] = e match {
+    case Alias(child, _) =>
+      val withoutFunctions = child.transform {
+        case w: WindowExpression => Literal.create(null, w.dataType)
+      }
+      if (withoutFunctions.references.isEmpty) None
+      else Some(s"window expression ${e.sql} also reads input columns, which is not supported yet")
+    case other => Some(s"window expression ${other.sql} is not an aliased window function")
+  }
+
+  private def functionSpec(w: WindowExpression, ordinal: Int): Either[String, FunctionSpec] =
+    w.windowSpec.frameSpecification match {
+      case frame: SpecifiedWindowFrame => windowFunction(w.windowFunction, frame, ordinal)
+      case other => Left(s"window frame $other is not resolved")
     }
 
   private def windowFunction(
@@ -126,8 +145,9 @@ object WindowSupport {
     offset match {
       case o: Int if !ColumnType.isSupported(f.input.dataType) =>
         Left(s"$name of type ${f.input.dataType.sql} is not supported")
-      case o: Int if default.exists(d => !ColumnType.isSupported(d.dataType)) =>
-        Left(s"$name with a default of type ${default.get.dataType.sql} is not supported")
+      case o: Int if default.exists(d => d.dataType != f.input.dataType) =>
+        Left(s"$name with a default of type ${default.get.dataType.sql} for an input of type " +
+          s"${f.input.dataType.sql} is not supported")
       case o: Int => Right(OffsetSpec(ordinal, f.input, o, default, f.ignoreNulls))
       case other => Left(s"$name with a non-constant offset ${f.offset.sql} is not supported")
     }

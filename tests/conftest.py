@@ -1,0 +1,145 @@
+"""Shared Spark session and test data for the differential suite.
+
+Every test that takes the ``spark`` fixture runs twice: once on fastwindow's generated evaluator
+(``CODEGEN_ONLY``: a compile error fails the test instead of silently falling back) and once on
+its interpreted twin (``NO_CODEGEN``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import random
+from decimal import Decimal
+
+import fastwindow
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql import types as T
+
+CODEGEN_MODES = ["CODEGEN_ONLY", "NO_CODEGEN"]
+
+
+@pytest.fixture(scope="session")
+def spark_session():
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("fastwindow-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "3")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", os.environ.get("FASTWINDOW_TEST_DRIVER_MEMORY", "2g"))
+        # Spark's "corrupt memory" checks and leak reports help catch buffer misuse early.
+        .config("spark.unsafe.exceptionOnMemoryLeak", "true")
+    )
+    spark = fastwindow.configure(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    create_views(spark)
+    yield spark
+    spark.stop()
+
+
+@pytest.fixture(params=CODEGEN_MODES)
+def spark(request, spark_session):
+    """The shared session, switched to one fastwindow codegen mode for the test."""
+    spark_session.conf.set("spark.fastwindow.codegen.mode", request.param)
+    yield spark_session
+    spark_session.conf.unset("spark.fastwindow.codegen.mode")
+    spark_session.conf.set("spark.fastwindow.enabled", "true")
+
+
+# --------------------------------------------------------------------------------------------
+# Test data. Partition key ``p`` gives skewed partitions: big ones, tiny ones, one-row ones and a
+# NULL partition; ``id`` is unique (a total order); other columns hold nulls, ties and edge values.
+# --------------------------------------------------------------------------------------------
+
+ALL_TYPES_SCHEMA = T.StructType([
+    T.StructField("p", T.IntegerType()),
+    T.StructField("id", T.LongType(), False),
+    T.StructField("g", T.IntegerType()),          # a second, coarse key with many ties
+    T.StructField("by", T.ByteType()),
+    T.StructField("sh", T.ShortType()),
+    T.StructField("i", T.IntegerType()),
+    T.StructField("l", T.LongType()),
+    T.StructField("f", T.FloatType()),
+    T.StructField("d", T.DoubleType()),
+    T.StructField("dec", T.DecimalType(10, 2)),
+    T.StructField("bigdec", T.DecimalType(38, 6)),
+    T.StructField("s", T.StringType()),
+    T.StructField("bin", T.BinaryType()),
+    T.StructField("bo", T.BooleanType()),
+    T.StructField("dt", T.DateType()),
+    T.StructField("ts", T.TimestampType()),
+    T.StructField("ntz", T.TimestampNTZType()),
+    T.StructField("arr", T.ArrayType(T.IntegerType())),
+    T.StructField("st", T.StructType([T.StructField("a", T.IntegerType()),
+                                      T.StructField("b", T.StringType())])),
+    T.StructField("m", T.MapType(T.StringType(), T.IntegerType())),
+])
+
+SPECIAL_DOUBLES = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 1e308, -1e308, 5e-324]
+
+
+def _maybe(rng: random.Random, value, null_rate: float = 0.15):
+    return None if rng.random() < null_rate else value
+
+
+def all_types_rows(n: int = 240, seed: int = 7):
+    rng = random.Random(seed)
+    partitions = [0] * 8 + [1] * 5 + [2] * 3 + [3, 4, 5, 6, None]
+    rows = []
+    base_date = dt.date(2024, 1, 1)
+    base_ts = dt.datetime(2024, 3, 10, 1, 30, 0)
+    for k in range(n):
+        p = rng.choice(partitions)
+        if k >= n - 6:            # a few guaranteed one-row partitions
+            p = 100 + k
+        d = rng.choice(SPECIAL_DOUBLES) if rng.random() < 0.2 else round(rng.uniform(-50, 50), 3)
+        rows.append((
+            p,
+            k,
+            rng.randint(0, 4),
+            _maybe(rng, rng.randint(-128, 127)),
+            _maybe(rng, rng.randint(-300, 300)),
+            _maybe(rng, rng.choice([rng.randint(-20, 20), 2**31 - 1, -2**31])),
+            _maybe(rng, rng.randint(-10**6, 10**6)),
+            _maybe(rng, float(rng.randint(-40, 40)) / 4),
+            _maybe(rng, d),
+            _maybe(rng, Decimal(rng.randint(-99999, 99999)) / 100),
+            _maybe(rng, Decimal(rng.randint(-10**12, 10**12)) / Decimal(10**6)),
+            _maybe(rng, rng.choice(["a", "b", "B", "é", "ab", "", "zz", "日本", "a\u0000b"])),
+            _maybe(rng, bytes(rng.randint(0, 255) for _ in range(rng.randint(0, 3)))),
+            _maybe(rng, rng.random() < 0.5),
+            _maybe(rng, base_date + dt.timedelta(days=rng.randint(-400, 400))),
+            _maybe(rng, base_ts + dt.timedelta(seconds=rng.randint(-10**6, 10**6))),
+            _maybe(rng, base_ts + dt.timedelta(minutes=rng.randint(-10**4, 10**4))),
+            _maybe(rng, [rng.randint(0, 3) for _ in range(rng.randint(0, 3))]),
+            _maybe(rng, (rng.randint(0, 2), rng.choice(["x", "y", None]))),
+            _maybe(rng, {rng.choice(["k1", "k2"]): rng.randint(0, 9)}),
+        ))
+    return rows
+
+
+def create_views(spark: SparkSession) -> None:
+    # One input partition keeps the shuffle's row order deterministic, so rows with equal ORDER
+    # BY keys reach both operators in the same order (Spark's own results are only defined up to
+    # that order).
+    spark.createDataFrame(all_types_rows(), ALL_TYPES_SCHEMA).coalesce(1) \
+        .createOrReplaceTempView("t")
+    # Empty at run time, but not provably empty to the optimizer.
+    spark.createDataFrame(all_types_rows(40, seed=11), ALL_TYPES_SCHEMA).coalesce(1) \
+        .filter("id < 0").createOrReplaceTempView("empty_t")
+    # Many tiny partitions: 3000 partitions of 1-3 rows.
+    spark.range(0, 6000, 1, 1).selectExpr(
+        "id div 2 as p", "id", "cast(id % 7 as int) as i", "id * 0.5 as d").filter("id % 5 != 1") \
+        .createOrReplaceTempView("tiny")
+    # Values at the edge of overflow.
+    overflow_rows = [(1, k, v) for k, v in enumerate(
+        [2**63 - 10, 5, 7, -3, 2**62, 2**62, -(2**63) + 1, -(2**62)])]
+    spark.createDataFrame(overflow_rows, "p int, id bigint, v bigint").coalesce(1) \
+        .createOrReplaceTempView("big")
+    nines = "9" * 28 + "." + "9" * 10   # the largest decimal(38,10); no Python arithmetic on it
+    dec_rows = [(1, k, Decimal(nines if k % 3 else "-" + nines)) for k in range(12)]
+    spark.createDataFrame(dec_rows, "p int, id bigint, v decimal(38,10)").coalesce(1) \
+        .createOrReplaceTempView("bigdec")

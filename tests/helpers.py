@@ -1,0 +1,157 @@
+"""Differential test helpers: Spark itself is the oracle.
+
+``assert_same_as_spark`` runs a query with fastwindow on and off and asserts equal results *and*
+that the plan ran where expected; ``assert_falls_back`` asserts that a query stays on Spark's
+``WindowExec`` with a given reason; ``assert_same_error`` asserts that both sides fail alike.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Callable, List, Optional, Sequence, Union
+
+import fastwindow
+from chispa.row_comparer import are_rows_equal_enhanced
+from chispa.rows_comparer import assert_generic_rows_equality
+from pyspark.errors import PySparkException
+from pyspark.sql import DataFrame, Row, SparkSession
+
+Query = Union[str, Callable[[SparkSession], DataFrame]]
+
+ENABLED = "spark.fastwindow.enabled"
+
+
+@dataclass
+class Run:
+    rows: List[Row]
+    reports: List[Any]
+    plan: str
+
+
+def _dataframe(spark: SparkSession, query: Query) -> DataFrame:
+    return spark.sql(query) if isinstance(query, str) else query(spark)
+
+
+def run(spark: SparkSession, query: Query, *, fastwindow_on: bool) -> Run:
+    """Plans and collects ``query`` with fastwindow switched on or off."""
+    spark.conf.set(ENABLED, "true" if fastwindow_on else "false")
+    try:
+        df = _dataframe(spark, query)
+        rows = df.collect()
+        reports = fastwindow.explain(df)
+        plan = df._jdf.queryExecution().executedPlan().toString()
+    finally:
+        spark.conf.set(ENABLED, "true")
+    return Run(rows, reports, plan)
+
+
+def _canonical(value: Any) -> Any:
+    """A sortable, NaN-aware stand-in for a result value (for ordering rows only)."""
+    if value is None:
+        return (0,)
+    if isinstance(value, float):
+        return (1, "nan") if math.isnan(value) else (2, value)
+    if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
+        return (2, float(value), str(value))
+    if isinstance(value, Row):
+        return (3, tuple(_canonical(v) for v in value))
+    if isinstance(value, (list, tuple)):
+        return (4, tuple(_canonical(v) for v in value))
+    if isinstance(value, dict):
+        return (5, tuple(sorted((repr(k), repr(_canonical(v))) for k, v in value.items())))
+    return (6, type(value).__name__, repr(value))
+
+
+def _sorted(rows: Sequence[Row]) -> List[Row]:
+    return sorted(rows, key=lambda r: repr(tuple(_canonical(v) for v in r)))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Exact equality where NaN equals NaN and -0.0 differs from 0.0, recursively."""
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def assert_rows_equal(actual: Sequence[Row], expected: Sequence[Row]) -> None:
+    """Row-order-insensitive, exact comparison with chispa's diff output on failure."""
+    a, e = _sorted(actual), _sorted(expected)
+    assert_generic_rows_equality(a, e, are_rows_equal_enhanced, {"allow_nan_equality": True})
+    assert len(a) == len(e), f"{len(a)} rows with fastwindow, {len(e)} without"
+    for x, y in zip(a, e):
+        assert _same(tuple(x), tuple(y)), f"fastwindow: {x}\nspark:      {y}"
+
+
+def assert_same_as_spark(spark: SparkSession, query: Query, *, expect: str = "FastWindow",
+                         ansi: Optional[bool] = None, empty_input: bool = False) -> List[Row]:
+    """Runs ``query`` with fastwindow on and off and asserts identical results.
+
+    ``expect="FastWindow"`` also asserts that every window operator of the fastwindow run is
+    ``FastWindow``; ``expect="Window"`` that all of them stayed on Spark. With ``empty_input``,
+    adaptive execution may drop the window operator altogether once it sees the input is empty, so
+    a plan without window operators is accepted. Returns the rows.
+    """
+    if ansi is not None:
+        spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+    try:
+        fast = run(spark, query, fastwindow_on=True)
+        vanilla = run(spark, query, fastwindow_on=False)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+    assert fast.reports or empty_input, f"the plan has no window operator:\n{fast.plan}"
+    operators = {r.operator for r in fast.reports}
+    assert operators == {expect} or (empty_input and not operators), (
+        f"expected every window operator to be {expect}, got:\n"
+        + "\n".join(str(r) for r in fast.reports))
+    assert all(not r.fastwindow for r in vanilla.reports), "fastwindow ran while disabled"
+    assert_rows_equal(fast.rows, vanilla.rows)
+    return fast.rows
+
+
+def assert_falls_back(spark: SparkSession, query: Query, reason: str) -> None:
+    """Asserts that ``query`` runs on Spark's Window with a reason containing ``reason``, and that
+    its results are Spark's."""
+    fast = run(spark, query, fastwindow_on=True)
+    vanilla = run(spark, query, fastwindow_on=False)
+    spark_nodes = [r for r in fast.reports if not r.fastwindow]
+    assert spark_nodes, f"expected a fallback, but every window ran on fastwindow:\n{fast.plan}"
+    reasons = [r.reason or "" for r in spark_nodes]
+    assert any(reason in r for r in reasons), f"no reason contains {reason!r}: {reasons}"
+    assert_rows_equal(fast.rows, vanilla.rows)
+
+
+def _error_of(spark: SparkSession, query: Query, fastwindow_on: bool) -> PySparkException:
+    spark.conf.set(ENABLED, "true" if fastwindow_on else "false")
+    try:
+        df = _dataframe(spark, query)
+        if fastwindow_on:
+            ops = {r.operator for r in fastwindow.explain(df)}
+            assert ops == {"FastWindow"}, f"expected FastWindow, got {ops}"
+        try:
+            df.collect()
+        except PySparkException as e:
+            return e
+        raise AssertionError(f"expected an error (fastwindow {'on' if fastwindow_on else 'off'})")
+    finally:
+        spark.conf.set(ENABLED, "true")
+
+
+def assert_same_error(spark: SparkSession, query: Query, *, ansi: bool = True) -> str:
+    """Asserts that both sides fail with the same error condition and parameters."""
+    spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+    try:
+        fast = _error_of(spark, query, True)
+        vanilla = _error_of(spark, query, False)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+    assert fast.getCondition() == vanilla.getCondition(), (fast, vanilla)
+    assert fast.getMessageParameters() == vanilla.getMessageParameters(), (fast, vanilla)
+    return fast.getCondition()

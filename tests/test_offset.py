@@ -1,0 +1,66 @@
+"""lead and lag against Spark: every value type, offsets, defaults and IGNORE NULLS."""
+
+import pytest
+from helpers import assert_same_as_spark
+
+VALUE_TYPES = ["by", "sh", "i", "l", "f", "d", "dec", "bigdec", "s", "bin", "bo", "dt", "ts", "ntz",
+               "arr", "st", "m"]
+
+LITERAL_DEFAULTS = {
+    "i": "-1", "l": "-1L", "d": "double('NaN')", "dec": "cast(1.5 as decimal(10,2))",
+    "s": "'none'", "dt": "date'2000-01-01'", "ts": "timestamp'2000-01-01 00:00:00'",
+    "bo": "true", "arr": "array(9)",
+}
+
+WINDOW = "partition by p order by id"
+
+
+def offsets_of(x):
+    exprs = [f"lag({x})", f"lead({x})", f"lag({x}, 3)", f"lead({x}, 2)", f"lead({x}, 0)",
+             f"lag({x}, -2)", f"lead({x}, 1000)", f"lead({x}, 1, {x})", f"lag({x}, 2, {x})",
+             f"lag({x}) ignore nulls", f"lead({x}) ignore nulls", f"lead({x}, 3) ignore nulls",
+             f"lag({x}, 2) ignore nulls", f"lag({x}, 0) ignore nulls",
+             f"lead({x}, 2, {x}) ignore nulls"]
+    if x in LITERAL_DEFAULTS:
+        exprs += [f"lag({x}, 1, {LITERAL_DEFAULTS[x]})",
+                  f"lead({x}, 4, {LITERAL_DEFAULTS[x]}) ignore nulls"]
+    return exprs
+
+
+@pytest.mark.parametrize("x", VALUE_TYPES)
+def test_lead_lag_of_each_type(spark, x):
+    cols = ", ".join(f"{e} over ({WINDOW}) as c{k}" for k, e in enumerate(offsets_of(x)))
+    assert_same_as_spark(spark, f"select p, id, {cols} from t")
+
+
+def test_lead_lag_of_expressions_and_ties(spark):
+    # Ties in the ORDER BY: the row order inside a tie is the sort's, identical for both.
+    query = """select p, id,
+                 lag(i * 2L + 1) over (partition by p order by g) a,
+                 lead(concat(s, 'x'), 2, 'd') over (partition by p order by g desc) b,
+                 lag(d / 2) ignore nulls over (partition by g order by i nulls last) c
+               from t"""
+    assert_same_as_spark(spark, query)
+
+
+def test_lead_lag_without_partition_by(spark):
+    query = """select id, lag(s, 5) over (order by id) a, lead(ts, 7) ignore nulls over (order by id) b
+               from t"""
+    assert_same_as_spark(spark, query)
+
+
+def test_lead_lag_on_tiny_and_empty_partitions(spark):
+    assert_same_as_spark(spark, "select p, id, lag(i) over (partition by p order by id) a, "
+                                "lead(d, 2) ignore nulls over (partition by p order by id) b "
+                                "from tiny")
+    assert_same_as_spark(spark, "select id, lag(i) over (partition by p order by id) a from empty_t",
+                         empty_input=True)
+
+
+def test_extreme_offsets(spark):
+    query = """select p, id, lead(i, 2147483647) over (partition by p order by id) a,
+                 lag(i, 2147483647) over (partition by p order by id) b,
+                 lead(i, 2147483647) ignore nulls over (partition by p order by id) c,
+                 lag(i, 2147483647, -5) ignore nulls over (partition by p order by id) d
+               from t"""
+    assert_same_as_spark(spark, query)
