@@ -176,11 +176,29 @@ object WindowSupport {
               case Some(shape) =>
                 Right(AggregateSpec(ordinal, agg.asInstanceOf[DeclarativeAggregate], shape))
               case None =>
-                Left(s"$name over the frame ${frame.sql} is not supported yet " +
+                Left(s"$name over the frame ${frameSql(frame)} is not supported yet " +
                   s"(supported frames: ${frames.map(_.sql).mkString("; ")})")
             }
         }
     }
+  }
+
+  /** The frame as a user writes it (Spark's own `sql` prints `1 PRECEDING` as `-1 FOLLOWING`). */
+  def frameSql(frame: SpecifiedWindowFrame): String = {
+    def bound(b: Expression): String = b match {
+      case UnboundedPreceding => "UNBOUNDED PRECEDING"
+      case UnboundedFollowing => "UNBOUNDED FOLLOWING"
+      case CurrentRow => "CURRENT ROW"
+      case e if e.foldable =>
+        e.eval() match {
+          case n: Number if n.doubleValue() < 0 => s"${UnaryMinus(e).eval()} PRECEDING"
+          case d: org.apache.spark.sql.types.Decimal if d.toDouble < 0 => s"${d.abs} PRECEDING"
+          case v => s"$v FOLLOWING"
+        }
+      case e => e.sql
+    }
+    val kind = if (frame.frameType == RowFrame) "ROWS" else "RANGE"
+    s"$kind BETWEEN ${bound(frame.lower)} AND ${bound(frame.upper)}"
   }
 
   private def frameShape(frame: SpecifiedWindowFrame): Option[FrameShape] =

@@ -1,0 +1,113 @@
+"""What fastwindow does not run stays on Spark, with a reason a user can act on."""
+
+import fastwindow
+import pytest
+from helpers import assert_falls_back, run
+from pyspark.errors import PySparkException
+
+UNSUPPORTED = {
+    "moving_frame": (
+        "select p, id, sum(i) over (partition by p order by id rows between 1 preceding and "
+        "current row) s from t",
+        "sum over the frame ROWS BETWEEN 1 PRECEDING AND CURRENT ROW is not supported yet"),
+    "shrinking_frame": (
+        "select p, id, min(d) over (partition by p order by id rows between current row and "
+        "unbounded following) s from t",
+        "min over the frame ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING"),
+    "filter_clause": (
+        "select p, id, sum(i) filter (where i > 0) over (partition by p) s from t",
+        "FILTER (WHERE ...) is not supported yet"),
+    "nth_value": (
+        "select p, id, nth_value(i, 2) over (partition by p order by id) s from t",
+        "window function nth_value is not supported yet"),
+    "imperative_aggregate": (
+        "select p, id, collect_list(i) over (partition by p) s from t",
+        "aggregate function collect_list is not supported yet"),
+    "stddev": (
+        "select p, id, stddev(d) over (partition by p) s from t",
+        "is not supported yet"),
+    "interval_sum": (
+        "select p, id, sum(make_dt_interval(i % 5)) over (partition by p) s from t",
+        "sum of type INTERVAL DAY TO SECOND is not supported"),
+    "array_min": (
+        "select p, id, max(arr) over (partition by p) s from t",
+        "max of type ARRAY<INT> is not supported"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNSUPPORTED))
+def test_unsupported_falls_back_with_reason(spark, case):
+    query, reason = UNSUPPORTED[case]
+    assert_falls_back(spark, query, reason)
+
+
+def test_one_unsupported_function_keeps_the_whole_node_on_spark(spark):
+    # Same PARTITION BY and ORDER BY (frames may differ), hence one node: it must not be split.
+    query = """select p, id, row_number() over (partition by p order by id) rn,
+                 sum(i) over (partition by p order by id rows between 2 preceding and current row) s
+               from t"""
+    fast = run(spark, query, fastwindow_on=True)
+    assert [r.operator for r in fast.reports] == ["Window"]
+    assert_falls_back(spark, query, "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW")
+
+
+def test_other_nodes_of_the_query_still_run_on_fastwindow(spark):
+    query = """select p, id, row_number() over (partition by p order by id) rn,
+                 sum(i) over (partition by g order by id rows between 1 preceding and current row) s
+               from t"""
+    fast = run(spark, query, fastwindow_on=True)
+    assert sorted(r.operator for r in fast.reports) == ["FastWindow", "Window"]
+    assert_falls_back(spark, query, "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW")
+
+
+def test_disabled_session_runs_on_spark(spark):
+    spark.conf.set("spark.fastwindow.enabled", "false")
+    df = spark.sql("select p, id, row_number() over (partition by p order by id) rn from t")
+    df.collect()
+    reports = fastwindow.explain(df)
+    assert [r.operator for r in reports] == ["Window"]
+    assert "spark.fastwindow.enabled=false" in reports[0].reason
+
+
+def test_explain_reports_fastwindow_nodes(spark):
+    df = spark.sql("select p, id, rank() over (partition by p order by i) r from t")
+    reports = fastwindow.explain(df)
+    assert len(reports) == 1 and reports[0].fastwindow and reports[0].reason is None
+    assert "FastWindow" in fastwindow.explain_string(df)
+    assert "FastWindow" in df._jdf.queryExecution().executedPlan().toString()
+
+
+def test_extended_explain_shows_the_report(spark):
+    df = spark.sql("select p, id, sum(i) over (partition by p order by id rows 1 preceding) s "
+                   "from t")
+    text = spark._jvm.PythonSQLUtils.explainString(df._jdf.queryExecution(), "extended")
+    assert "fastwindow" in text and "not supported yet" in text
+
+
+def test_bad_config_value_is_a_clear_error(spark):
+    spark.conf.set("spark.fastwindow.enabled", "maybe")
+    try:
+        with pytest.raises(PySparkException) as err:
+            spark.sql("select row_number() over (order by id) from t").collect()
+        assert "Invalid value 'maybe' for spark.fastwindow.enabled" in str(err.value)
+    finally:
+        spark.conf.set("spark.fastwindow.enabled", "true")
+
+
+def test_python_udf_windows_are_left_to_spark(spark):
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+    from pyspark.sql.window import Window
+
+    @pandas_udf("double")
+    def mean_udf(v: pd.Series) -> float:
+        return float(v.mean())
+
+    def query(s):
+        df = s.table("t").select("p", "id", "l")
+        return df.withColumn("m", mean_udf("l").over(Window.partitionBy("p")))
+
+    fast = run(spark, query, fastwindow_on=True)
+    assert fast.reports and all(not r.fastwindow for r in fast.reports)
+    assert "Python" in fast.reports[0].reason
+

@@ -1,0 +1,494 @@
+"""Unit tests of the fastwindow Python package: jar location, configure(), error paths, CLI.
+
+Almost everything here runs without a JVM (fake builders and sessions); the few tests that need
+one (the CLI's ``config --markdown`` and ``support``, the build backend's scalac runs) start it in
+a subprocess.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import fastwindow
+from fastwindow import FastWindowError, WindowReport
+from fastwindow import _jar, _session, cli
+
+# Another test module may already run a SparkContext in this process; configure() then warns
+# that static confs will not apply. That is expected here (no session is started from them).
+pytestmark = pytest.mark.filterwarnings(
+    r"ignore:fastwindow\.configure\(\). a SparkContext is already running:RuntimeWarning")
+
+REPO = Path(__file__).resolve().parents[1]
+BACKEND = REPO / "python" / "_build_backend" / "fastwindow_backend.py"
+
+
+def _pyspark_version() -> str:
+    import pyspark
+
+    return pyspark.__version__
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+class FakeBuilder:
+    """Just enough of SparkSession.Builder: ``_options`` and ``config(key, value)``."""
+
+    def __init__(self, **options):
+        self._options = dict(options)
+
+    def config(self, key, value):
+        self._options[key] = str(value)
+        return self
+
+
+class FakeConf:
+    def __init__(self):
+        self.values = {}
+
+    def set(self, key, value):
+        self.values[key] = value
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+
+class FakeClassicSession:
+    """Looks like a classic session (has _jsparkSession/_jvm) but no JVM is behind it."""
+
+    def __init__(self, version):
+        self._jsparkSession = object()
+        self._jvm = object()
+        self.version = version
+        self.conf = FakeConf()
+
+
+class FakeConnectSession:
+    """Like pyspark.sql.connect.session.SparkSession: JVM attributes raise AttributeError."""
+
+    version = "4.3.0"
+
+    def __getattr__(self, name):
+        raise AttributeError(f"[JVM_ATTRIBUTE_NOT_SUPPORTED] {name} is not supported in Connect")
+
+
+# --------------------------------------------------------------------------------------------
+# version and jar
+# --------------------------------------------------------------------------------------------
+
+
+def test_version_is_single_sourced():
+    text = (REPO / "python" / "fastwindow" / "_version.py").read_text()
+    m = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", text, re.MULTILINE)
+    assert m, "the sbt build parses this line"
+    assert fastwindow.__version__ == m.group(1)
+    assert fastwindow.build_info()["version"] == fastwindow.__version__
+
+
+def test_jar_path_is_bundled_jar():
+    path = fastwindow.jar_path()
+    assert os.path.isabs(path) and os.path.isfile(path)
+    spark = _pyspark_version()
+    assert os.path.basename(path) == (
+        f"fastwindow-spark{_minor(spark)}_2.13-{fastwindow.__version__}.jar")
+    assert Path(path).parent == Path(fastwindow.__file__).resolve().parent / "jars"
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        props = zf.read("fastwindow-build.properties").decode()
+    assert "fastwindow/FastWindow.class" in names
+    assert "fastwindow/FastWindowExtensions.class" in names
+    assert f"version={fastwindow.__version__}" in props.splitlines()
+    assert f"spark.version={spark}" in props.splitlines()
+    assert "scala.binary.version=2.13" in props.splitlines()
+    assert re.search(r"^source\.hash=[0-9a-f]{64}$", props, re.MULTILINE)
+    assert fastwindow.built_for_spark() == spark
+
+
+def test_jar_path_missing_says_how_to_build(monkeypatch, tmp_path):
+    monkeypatch.setattr(_jar, "JARS_DIR", tmp_path / "jars")
+    with pytest.raises(FastWindowError, match=r"pip install \."):
+        fastwindow.jar_path()
+
+
+def test_package_is_typed_and_import_does_not_start_spark():
+    assert (Path(fastwindow.__file__).parent / "py.typed").is_file()
+    code = "import sys, fastwindow; print('pyspark' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# --------------------------------------------------------------------------------------------
+# configure()
+# --------------------------------------------------------------------------------------------
+
+
+def test_configure_adds_jar_and_extension():
+    b = FakeBuilder()
+    assert fastwindow.configure(b) is b
+    assert b._options["spark.jars"] == fastwindow.jar_path()
+    assert b._options["spark.sql.extensions"] == "fastwindow.FastWindowExtensions"
+
+
+def test_configure_keeps_existing_values_without_duplicates():
+    jar = fastwindow.jar_path()
+    b = FakeBuilder(**{
+        "spark.jars": "/opt/libs/a.jar, /opt/libs/b.jar",
+        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+        "spark.sql.extendedExplainProviders": "com.example.Explain",
+    })
+    fastwindow.configure(b)
+    fastwindow.configure(b)  # twice: nothing is added again
+    assert b._options["spark.jars"] == f"/opt/libs/a.jar,/opt/libs/b.jar,{jar}"
+    assert b._options["spark.sql.extensions"] == (
+        "io.delta.sql.DeltaSparkSessionExtension,fastwindow.FastWindowExtensions")
+    providers = b._options["spark.sql.extendedExplainProviders"].split(",")
+    assert providers[0] == "com.example.Explain"
+    if _jar.has_class(_session.EXPLAIN_GENERATOR_CLASS):
+        assert providers == ["com.example.Explain", _session.EXPLAIN_GENERATOR_CLASS]
+    else:  # an unknown provider class would break df.explain(): only added when shipped
+        assert providers == ["com.example.Explain"]
+
+
+def test_configure_recognises_jar_given_as_file_uri():
+    jar = fastwindow.jar_path()
+    b = FakeBuilder(**{"spark.jars": f"file://{jar}",
+                       "spark.sql.extensions": "fastwindow.FastWindowExtensions"})
+    fastwindow.configure(b)
+    assert b._options["spark.jars"] == f"file://{jar}"
+    assert b._options["spark.sql.extensions"] == "fastwindow.FastWindowExtensions"
+
+
+def test_configure_real_builder_without_starting_spark():
+    from pyspark.sql import SparkSession
+
+    b = SparkSession.Builder().config("spark.sql.extensions", "a.B").config("spark.jars", "/x.jar")
+    fastwindow.configure(b)
+    assert b._options["spark.sql.extensions"] == "a.B,fastwindow.FastWindowExtensions"
+    assert b._options["spark.jars"] == "/x.jar," + fastwindow.jar_path()
+
+
+def test_configure_builder_without_options_attribute():
+    class Minimal:
+        def __init__(self):
+            self.seen = {}
+
+        def config(self, key, value):
+            self.seen[key] = value
+            return self
+
+    b = Minimal()
+    fastwindow.configure(b)
+    assert b.seen["spark.jars"] == fastwindow.jar_path()
+    assert b.seen["spark.sql.extensions"] == "fastwindow.FastWindowExtensions"
+
+
+def test_configure_warns_when_a_spark_context_already_runs(monkeypatch):
+    import pyspark
+
+    monkeypatch.setattr(pyspark.SparkContext, "_active_spark_context", object())
+    with pytest.warns(RuntimeWarning, match=r"use|enable\(spark\)"):
+        fastwindow.configure(FakeBuilder())
+
+
+# --------------------------------------------------------------------------------------------
+# Spark version mismatch
+# --------------------------------------------------------------------------------------------
+
+
+def test_configure_rejects_other_spark_minor(monkeypatch):
+    built = fastwindow.built_for_spark()
+    monkeypatch.setattr(_session, "_pyspark_version", lambda: "4.2.1")
+    with pytest.raises(FastWindowError) as err:
+        fastwindow.configure(FakeBuilder())
+    msg = str(err.value)
+    assert "4.2.1" in msg and built in msg
+    assert "Reinstall fastwindow against Spark 4.2" in msg
+
+
+def test_configure_accepts_other_patch_release(monkeypatch):
+    major, minor = fastwindow.built_for_spark().split(".")[:2]
+    monkeypatch.setattr(_session, "_pyspark_version", lambda: f"{major}.{minor}.99")
+    b = fastwindow.configure(FakeBuilder())
+    assert "fastwindow.FastWindowExtensions" in b._options["spark.sql.extensions"]
+
+
+def test_enable_rejects_other_spark_minor_before_touching_the_jvm():
+    session = FakeClassicSession("3.5.4")
+    with pytest.raises(FastWindowError, match=r"built for Spark .* but the Spark in use is 3\.5\.4"):
+        fastwindow.enable(session)
+    assert session.conf.values == {}
+
+
+# --------------------------------------------------------------------------------------------
+# Spark Connect
+# --------------------------------------------------------------------------------------------
+
+
+def _assert_connect_message(msg: str) -> None:
+    assert "Spark Connect" in msg
+    assert "local JVM" in msg
+    assert f"--jars {fastwindow.jar_path()}" in msg
+    assert "--conf spark.sql.extensions=fastwindow.FastWindowExtensions" in msg
+
+
+@pytest.mark.parametrize("fn", [fastwindow.enable, fastwindow.disable, fastwindow.is_enabled])
+@pytest.mark.parametrize("session", [object(), FakeConnectSession()],
+                         ids=["plain-object", "connect-like"])
+def test_connect_session_is_refused_with_server_side_config(fn, session):
+    with pytest.raises(FastWindowError) as err:
+        fn(session)
+    _assert_connect_message(str(err.value))
+    assert f"fastwindow.{fn.__name__}()" in str(err.value)
+
+
+@pytest.mark.parametrize("fn", [fastwindow.explain, fastwindow.explain_string])
+def test_connect_dataframe_is_refused(fn):
+    class ConnectDataFrame:
+        sparkSession = FakeConnectSession()
+
+    with pytest.raises(FastWindowError) as err:
+        fn(ConnectDataFrame())
+    _assert_connect_message(str(err.value))
+
+
+def test_configure_refuses_remote_builder():
+    with pytest.raises(FastWindowError) as err:
+        fastwindow.configure(FakeBuilder(**{"spark.remote": "sc://spark-server:15002"}))
+    _assert_connect_message(str(err.value))
+    assert "spark.remote=sc://spark-server:15002" in str(err.value)
+
+
+def test_real_connect_session_class_is_refused():
+    try:
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+    except Exception as exc:  # grpc & co. are optional
+        pytest.skip(f"Spark Connect client not importable: {exc}")
+    session = ConnectSession.__new__(ConnectSession)  # no server needed
+    with pytest.raises(FastWindowError) as err:
+        fastwindow.enable(session)
+    _assert_connect_message(str(err.value))
+
+
+# --------------------------------------------------------------------------------------------
+# explain() parsing (the JVM side is faked)
+# --------------------------------------------------------------------------------------------
+
+EXPLAIN_JSON = json.dumps([
+    {"operator": "FastWindow", "fastwindow": True,
+     "windowExpressions": ["row_number() OVER (...) AS rn", "sum(v) OVER (...) AS s"],
+     "partitionSpec": ["k"], "orderSpec": ["v ASC NULLS FIRST"], "reason": None},
+    {"operator": "Window", "fastwindow": False,
+     "windowExpressions": ["percentile(v, 0.5) OVER (...) AS p"],
+     "partitionSpec": [], "orderSpec": [],
+     "reason": "percentile over a moving RANGE frame is not supported yet"},
+])
+
+
+def test_explain_parses_reports(monkeypatch):
+    class FakeApi:
+        def explainJson(self, jdf):
+            assert jdf == "jdf"
+            return EXPLAIN_JSON
+
+        def explainString(self, jdf):
+            return "FastWindow ...\nWindow ..."
+
+    class FakeDataFrame:
+        _jdf = "jdf"
+        sparkSession = FakeClassicSession(fastwindow.built_for_spark())
+
+    monkeypatch.setattr(_session, "_api", lambda spark, add_jar: FakeApi())
+    reports = fastwindow.explain(FakeDataFrame())
+    assert [r.operator for r in reports] == ["FastWindow", "Window"]
+    fast, spark = reports
+    assert fast == WindowReport("FastWindow", True,
+                                ("row_number() OVER (...) AS rn", "sum(v) OVER (...) AS s"),
+                                ("k",), ("v ASC NULLS FIRST",), None)
+    assert spark.fastwindow is False and spark.partition_spec == ()
+    assert "not supported yet" in spark.reason
+    text = str(fast)
+    assert text.startswith("FastWindow (fastwindow): PARTITION BY k ORDER BY v ASC NULLS FIRST")
+    assert "sum(v) OVER (...) AS s" in text
+    assert "not accelerated: percentile over a moving RANGE frame" in str(spark)
+    with pytest.raises(Exception):
+        fast.operator = "x"  # frozen
+    assert fastwindow.explain_string(FakeDataFrame()).startswith("FastWindow")
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_jar(capsys):
+    assert cli.main(["jar"]) == 0
+    assert capsys.readouterr().out.strip() == fastwindow.jar_path()
+
+
+def test_cli_version(capsys):
+    assert cli.main(["--version"]) == 0
+    out = capsys.readouterr().out
+    assert f"fastwindow {fastwindow.__version__}" in out
+    assert f"Spark {fastwindow.built_for_spark()}" in out
+    assert "Scala 2.13" in out
+
+
+def test_cli_config(capsys):
+    assert cli.main(["config"]) == 0
+    out = capsys.readouterr().out
+    jar = fastwindow.jar_path()
+    assert re.search(r"^spark\.jars\s+" + re.escape(jar) + "$", out, re.MULTILINE)
+    assert re.search(r"^spark\.sql\.extensions\s+fastwindow\.FastWindowExtensions$", out,
+                     re.MULTILINE)
+    assert f"--jars {jar}" in out
+    assert "--conf spark.sql.extensions=fastwindow.FastWindowExtensions" in out
+    assert "fastwindow.configure(SparkSession.builder)" in out
+
+
+def test_cli_without_command_prints_help(capsys):
+    assert cli.main([]) == 2
+    out = capsys.readouterr().out
+    for command in ("jar", "config", "support", "demo", "bench"):
+        assert command in out
+
+
+def test_cli_bench_hook(capsys):
+    if importlib.util.find_spec("fastwindow.bench") is not None:
+        pytest.skip("fastwindow.bench exists; its own tests cover it")
+    assert cli.main(["bench", "--anything"]) == 2
+    assert "fastwindow.bench" in capsys.readouterr().err
+
+
+def test_cli_reports_missing_jar(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(_jar, "JARS_DIR", tmp_path)
+    assert cli.main(["jar"]) == 1
+    assert "pip install" in capsys.readouterr().err
+
+
+def test_python_dash_m_fastwindow():
+    run = lambda *a: subprocess.run([sys.executable, "-m", "fastwindow", *a],  # noqa: E731
+                                    capture_output=True, text=True, timeout=120)
+    out = run("jar")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == fastwindow.jar_path()
+    out = run("--version")
+    assert out.returncode == 0 and fastwindow.__version__ in out.stdout
+
+
+def test_cli_config_markdown_and_support_from_the_jvm():
+    code = (
+        "import contextlib, io, json, fastwindow.cli as c\n"
+        "res = {}\n"
+        "for name, argv in (('md', ['config', '--markdown']), ('support', ['support', '--json'])):\n"
+        "    buf = io.StringIO()\n"
+        "    with contextlib.redirect_stdout(buf):\n"
+        "        rc = c.main(argv)\n"
+        "    res[name] = [rc, buf.getvalue()]\n"
+        "print('FWRESULT ' + json.dumps(res))\n"
+    )
+    # One subprocess (one JVM); each command starts and stops its own local session.
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("FWRESULT ")]
+    assert proc.returncode == 0 and lines, proc.stdout[-3000:] + proc.stderr[-5000:]
+    res = json.loads(lines[-1][len("FWRESULT "):])
+    rc, md = res["md"]
+    assert rc == 0
+    assert "| `spark.fastwindow.enabled` |" in md
+    rc, support = res["support"]
+    assert rc == 0
+    data = json.loads(support)
+    assert isinstance(data, (list, dict)) and data
+
+
+def test_cli_demo_small_run():
+    proc = subprocess.run(
+        [sys.executable, "-m", "fastwindow", "demo", "--rows", "20000", "--repeat", "1",
+         "--warmup", "0", "--master", "local[1]", "--driver-memory", "1g"],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    out = proc.stdout
+    assert "physical plan with fastwindow on:" in out
+    assert "window operators (fastwindow.explain):" in out
+    assert re.search(r"fastwindow on : \d+\.\d+ s", out)
+    assert re.search(r"speedup\s+: \d+\.\d+x", out)
+    assert "results: identical (checksum of all 20,000 rows x every column and sorted rows)" in out
+
+
+def test_format_table_renders_lists_of_objects():
+    text = cli.format_table([
+        {"function": "sum", "frames": ["ROWS", "RANGE"], "codegen": True},
+        {"function": "row_number", "frames": ["ROWS"]},
+    ])
+    lines = text.splitlines()
+    assert lines[0].split() == ["function", "frames", "codegen"]
+    assert lines[2].split() == ["sum", "ROWS", "yes"]  # one list element per line
+    assert lines[3].split() == ["RANGE"]
+    assert lines[4].split() == ["row_number", "ROWS"]
+
+
+# --------------------------------------------------------------------------------------------
+# build backend (compiles a scratch tree, not the project's sources)
+# --------------------------------------------------------------------------------------------
+
+
+def _scratch_tree(tmp_path: Path, scala: str) -> Path:
+    root = tmp_path / "checkout"
+    (root / "python" / "_build_backend").mkdir(parents=True)
+    (root / "python" / "fastwindow").mkdir(parents=True)
+    (root / "python" / "_build_backend" / "fastwindow_backend.py").write_bytes(
+        BACKEND.read_bytes())
+    (root / "python" / "fastwindow" / "_version.py").write_text('__version__ = "9.8.7"\n')
+    src = root / "scala-src" / "main" / "scala" / "demo"
+    src.mkdir(parents=True)
+    (src / "Hello.scala").write_text(scala)
+    res = root / "scala-src" / "main" / "resources" / "META-INF"
+    res.mkdir(parents=True)
+    (res / "note.txt").write_text("resource\n")
+    return root
+
+
+def _run_backend(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(root / "python" / "_build_backend" / "fastwindow_backend.py")],
+        capture_output=True, text=True, timeout=600, cwd=root)
+
+
+@pytest.mark.skipif(not BACKEND.is_file(), reason="needs a source checkout")
+def test_backend_compiles_packages_and_caches(tmp_path):
+    root = _scratch_tree(tmp_path, "package demo\nobject Hello { def hi: String = \"hi\" }\n")
+    first = _run_backend(root)
+    assert first.returncode == 0, first.stderr
+    assert "compiling 1 Scala file(s) with pyspark" in first.stderr
+    spark = _pyspark_version()
+    jar = root / "python" / "fastwindow" / "jars" / f"fastwindow-spark{_minor(spark)}_2.13-9.8.7.jar"
+    assert jar.is_file()
+    with zipfile.ZipFile(jar) as zf:
+        names = set(zf.namelist())
+        props = zf.read("fastwindow-build.properties").decode().splitlines()
+    assert {"demo/Hello.class", "demo/Hello$.class", "META-INF/note.txt",
+            "META-INF/MANIFEST.MF"} <= names
+    assert "version=9.8.7" in props and f"spark.version={spark}" in props
+    assert "scala.binary.version=2.13" in props
+    second = _run_backend(root)
+    assert second.returncode == 0 and "up to date" in second.stderr
+
+
+@pytest.mark.skipif(not BACKEND.is_file(), reason="needs a source checkout")
+def test_backend_surfaces_scalac_errors(tmp_path):
+    root = _scratch_tree(tmp_path, "package demo\nobject Hello { def hi: Int = \"not an int\" }\n")
+    proc = _run_backend(root)
+    assert proc.returncode != 0
+    assert "Hello.scala:2: error: type mismatch" in proc.stderr
+    assert "scalac failed" in proc.stderr
+    assert not list((root / "python" / "fastwindow").glob("jars/*.jar"))
