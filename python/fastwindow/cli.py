@@ -19,7 +19,7 @@ import json
 import os
 import sys
 import textwrap
-from typing import Any, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ._errors import FastWindowError
 from ._jar import build_info, jar_path, spark_minor
@@ -210,13 +210,16 @@ def format_table(rows: Sequence[Any], max_width: int = 56) -> str:
     return "\n".join(out)
 
 
-def _cmd_support(as_json: bool) -> int:
+def _cmd_support(as_json: bool, markdown: bool = False) -> int:
     def show(api: Any) -> int:
         raw = str(api.supportJson())
         if as_json:
             print(raw)
             return 0
         data = json.loads(raw)
+        if markdown:
+            print(format_markdown_table(data))
+            return 0
         if isinstance(data, dict):
             for section, rows in data.items():
                 print(f"## {section}")
@@ -247,6 +250,22 @@ def _cmd_bench(argv: List[str]) -> int:
         return 2
     return int(bench.main(argv) or 0)
 
+def format_markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
+    """Renders a JSON list of objects as a markdown table (list values one per line)."""
+    columns: List[str] = []
+    for r in rows:
+        for k in r:
+            if k not in columns:
+                columns.append(k)
+
+    def cell(value: Any) -> str:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        return "<br>".join(_cell(v).replace("|", "\\|") for v in items)
+
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in rows]
+    return "\n".join(out)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -265,6 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_support = sub.add_parser("support",
                                help="print what fastwindow supports (starts a local JVM)")
     p_support.add_argument("--json", action="store_true", help="print the raw JSON")
+    p_support.add_argument("--markdown", action="store_true",
+                           help="print a markdown table (the one in README.md)")
     sub.add_parser("demo", add_help=False,
                    help="time a window workload with fastwindow on and off (demo --help)")
     sub.add_parser("bench", add_help=False, help="run benchmarks (fastwindow.bench)")
@@ -289,7 +310,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.command == "config":
             return _cmd_config(args.markdown)
         if args.command == "support":
-            return _cmd_support(args.json)
+            return _cmd_support(args.json, args.markdown)
         parser.print_help()
         return 2
     except FastWindowError as exc:

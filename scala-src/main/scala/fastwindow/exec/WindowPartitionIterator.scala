@@ -33,7 +33,10 @@ final class WindowPartitionIterator(
   private var nextGroup: UnsafeRow = _
   private var nextRowAvailable = false
   private var partitionRows: Iterator[UnsafeRow] = Iterator.empty
+  // Position in the current partition; `rowIndex == partitionSize` means it is fully emitted
+  // (cheaper than asking the row buffer's iterator, which checks for concurrent modification).
   private var rowIndex = 0
+  private var partitionSize = 0
   private var done = false
 
   fetchNextRow()
@@ -59,13 +62,15 @@ final class WindowPartitionIterator(
       fetchNextRow()
     }
     evaluator.finishPartition()
+    partitionSize = evaluator.numRows
     metrics.partitions += 1
+    metrics.outputRows += partitionSize
     partitionRows = buffer.iterator
     rowIndex = 0
   }
 
   override def hasNext: Boolean = {
-    val more = partitionRows.hasNext || nextRowAvailable
+    val more = rowIndex < partitionSize || nextRowAvailable
     if (!more && !done) {
       done = true
       buffer.clear()
@@ -75,11 +80,13 @@ final class WindowPartitionIterator(
   }
 
   override def next(): InternalRow = {
-    if (!partitionRows.hasNext && nextRowAvailable) fetchNextPartition()
+    if (rowIndex == partitionSize) {
+      if (!nextRowAvailable) throw new NoSuchElementException("no more window output rows")
+      fetchNextPartition()
+    }
     val current = partitionRows.next()
     evaluator.write(rowIndex, results)
     rowIndex += 1
-    metrics.outputRows += 1
     join(current, outputProjection(results))
   }
 }

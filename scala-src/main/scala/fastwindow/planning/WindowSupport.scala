@@ -2,6 +2,7 @@ package fastwindow.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types._
 
 import fastwindow.buffer.ColumnType
@@ -145,7 +146,8 @@ object WindowSupport {
     offset match {
       case o: Int if !ColumnType.isSupported(f.input.dataType) =>
         Left(s"$name of type ${f.input.dataType.sql} is not supported")
-      case o: Int if default.exists(d => d.dataType != f.input.dataType) =>
+      // Nullability of nested fields may differ (ARRAY(9) is ARRAY<INT NOT NULL>): same values.
+      case o: Int if default.exists(d => !DataTypeUtils.equalsIgnoreNullability(d.dataType, f.input.dataType)) =>
         Left(s"$name with a default of type ${default.get.dataType.sql} for an input of type " +
           s"${f.input.dataType.sql} is not supported")
       case o: Int => Right(OffsetSpec(ordinal, f.input, o, default, f.ignoreNulls))

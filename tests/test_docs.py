@@ -1,0 +1,42 @@
+"""README.md must tell the truth about the code: its generated tables match what the jar reports,
+and the test command it gives is the one CI runs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from fastwindow.cli import format_markdown_table
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def readme_section(name: str) -> str:
+    match = re.search(rf"<!-- {name}:start -->\n(.*?)<!-- {name}:end -->", README, re.S)
+    assert match, f"README.md has no <!-- {name}:start/end --> section"
+    return match.group(1).strip()
+
+
+def api(spark_session):
+    return spark_session.sparkContext._jvm.fastwindow.FastWindow
+
+
+def test_support_table_matches_the_code(spark_session):
+    generated = format_markdown_table(json.loads(str(api(spark_session).supportJson())))
+    assert readme_section("support-table") == generated.strip(), (
+        "README's support table is stale: regenerate it with "
+        "`python -m fastwindow support --markdown`")
+
+
+def test_config_table_matches_the_code(spark_session):
+    generated = str(api(spark_session).configMarkdown())
+    assert readme_section("config-table") == generated.strip(), (
+        "README's config table is stale: regenerate it with `python -m fastwindow config --markdown`")
+
+
+def test_ci_runs_the_readme_test_command():
+    assert "bash .ci/test\n" in README
+    ci_run = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^exec bash \.ci/test\b", ci_run, re.M), ".ci/run must run the README's test command"
