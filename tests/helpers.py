@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import fastwindow
 from chispa.row_comparer import are_rows_equal_enhanced
@@ -90,14 +90,37 @@ def assert_rows_equal(actual: Sequence[Row], expected: Sequence[Row]) -> None:
         assert _same(tuple(x), tuple(y)), f"fastwindow: {x}\nspark:      {y}"
 
 
+def assert_rows_close(actual: Sequence[Row], expected: Sequence[Row], key: str,
+                      tolerances: Dict[str, str], rel_tol: float) -> None:
+    """Compares rows matched by ``key``: columns named in ``tolerances`` may differ by
+    ``rel_tol`` times the expected row's value of the named scale column (e.g. the sum of |x| over
+    the frame); NaN must match NaN and other columns must be exactly equal."""
+    assert len(actual) == len(expected), f"{len(actual)} rows with fastwindow, {len(expected)} without"
+    by_key = {r[key]: r for r in expected}
+    for a in actual:
+        e = by_key[a[key]]
+        for column in a.__fields__:
+            x, y = a[column], e[column]
+            if column in tolerances and isinstance(x, float) and isinstance(y, float) \
+                    and not (math.isnan(x) or math.isnan(y)) and x != y:
+                scale = e[tolerances[column]]
+                assert abs(x - y) <= rel_tol * scale, (
+                    f"{column}: fastwindow {x!r}, spark {y!r}, allowed {rel_tol} * {scale!r}\n{a}")
+            else:
+                assert _same(x, y), f"{column}: fastwindow {x!r}, spark {y!r}\nfastwindow: {a}\nspark: {e}"
+
+
 def assert_same_as_spark(spark: SparkSession, query: Query, *, expect: str = "FastWindow",
-                         ansi: Optional[bool] = None, empty_input: bool = False) -> List[Row]:
+                         ansi: Optional[bool] = None, empty_input: bool = False,
+                         key: str = "id", tolerances: Optional[Dict[str, str]] = None,
+                         rel_tol: float = 1e-12) -> List[Row]:
     """Runs ``query`` with fastwindow on and off and asserts identical results.
 
     ``expect="FastWindow"`` also asserts that every window operator of the fastwindow run is
     ``FastWindow``; ``expect="Window"`` that all of them stayed on Spark. With ``empty_input``,
     adaptive execution may drop the window operator altogether once it sees the input is empty, so
-    a plan without window operators is accepted. Returns the rows.
+    a plan without window operators is accepted. ``tolerances`` maps float columns to the column
+    that scales their allowed error (see :func:`assert_rows_close`). Returns the rows.
     """
     if ansi is not None:
         spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
@@ -112,7 +135,10 @@ def assert_same_as_spark(spark: SparkSession, query: Query, *, expect: str = "Fa
         f"expected every window operator to be {expect}, got:\n"
         + "\n".join(str(r) for r in fast.reports))
     assert all(not r.fastwindow for r in vanilla.reports), "fastwindow ran while disabled"
-    assert_rows_equal(fast.rows, vanilla.rows)
+    if tolerances:
+        assert_rows_close(fast.rows, vanilla.rows, key, tolerances, rel_tol)
+    else:
+        assert_rows_equal(fast.rows, vanilla.rows)
     return fast.rows
 
 

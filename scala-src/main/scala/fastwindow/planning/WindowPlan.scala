@@ -36,6 +36,22 @@ object FrameShape {
   case object RunningRows extends FrameShape("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
   /** RANGE UNBOUNDED PRECEDING AND CURRENT ROW: accumulate a whole group of peers at a time. */
   case object RunningRange extends FrameShape("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
+
+  /**
+   * Any other ROWS frame: rows `i + lower .. i + upper` of the partition for row i (negative
+   * offsets precede it; `None` is UNBOUNDED), clipped to the partition, possibly empty. Both
+   * bounds only move forward as i grows, so the frame slides: moving, shrinking and offset frames.
+   */
+  final case class SlidingRows(lower: Option[Int], upper: Option[Int])
+    extends FrameShape(s"ROWS BETWEEN ${boundSql(lower, "UNBOUNDED PRECEDING")} AND " +
+      boundSql(upper, "UNBOUNDED FOLLOWING"))
+
+  private def boundSql(offset: Option[Int], unbounded: String): String = offset match {
+    case None => unbounded
+    case Some(0) => "CURRENT ROW"
+    case Some(o) if o < 0 => s"${-o.toLong} PRECEDING"
+    case Some(o) => s"$o FOLLOWING"
+  }
 }
 
 /** One window function fastwindow evaluates, and the result column it writes. */

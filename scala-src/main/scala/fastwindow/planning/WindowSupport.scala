@@ -60,8 +60,9 @@ object WindowSupport {
 
   val offsetFunctions: Seq[String] = Seq("lead", "lag")
 
-  val frames: Seq[FrameShape] =
-    Seq(FrameShape.WholePartition, FrameShape.RunningRows, FrameShape.RunningRange)
+  /** Frames as users see them in the support table (sliding ROWS frames are a family). */
+  val frames: Seq[String] = Seq(FrameShape.WholePartition.sql, FrameShape.RunningRows.sql,
+    FrameShape.RunningRange.sql, "ROWS BETWEEN any constant or unbounded bounds (moving, shrinking)")
 
   /** Result of a support check: a plan, or the reason fastwindow leaves the node to Spark. */
   type Outcome = Either[String, WindowPlan]
@@ -175,11 +176,14 @@ object WindowSupport {
               s"(supported input types: ${r.inputs.description})")
           case None =>
             frameShape(frame) match {
+              case Some(shape: FrameShape.SlidingRows) =>
+                slidingProblem(agg).map(why => s"$name over ${shape.sql}: $why")
+                  .toLeft(AggregateSpec(ordinal, agg.asInstanceOf[DeclarativeAggregate], shape))
               case Some(shape) =>
                 Right(AggregateSpec(ordinal, agg.asInstanceOf[DeclarativeAggregate], shape))
               case None =>
                 Left(s"$name over the frame ${frameSql(frame)} is not supported yet " +
-                  s"(supported frames: ${frames.map(_.sql).mkString("; ")})")
+                  s"(supported frames: ${frames.mkString("; ")})")
             }
         }
     }
@@ -208,8 +212,38 @@ object WindowSupport {
       case (_, UnboundedPreceding, UnboundedFollowing) => Some(FrameShape.WholePartition)
       case (RowFrame, UnboundedPreceding, CurrentRow) => Some(FrameShape.RunningRows)
       case (RangeFrame, UnboundedPreceding, CurrentRow) => Some(FrameShape.RunningRange)
+      case (RowFrame, lower, upper) =>
+        for (l <- rowOffset(lower); u <- rowOffset(upper)) yield FrameShape.SlidingRows(l, u)
       case _ => None
     }
+
+  /** A ROWS bound as an offset from the current row (`Some(None)` = unbounded). */
+  private def rowOffset(bound: Expression): Option[Option[Int]] = bound match {
+    case UnboundedPreceding | UnboundedFollowing => Some(None)
+    case CurrentRow => Some(Some(0))
+    case e if e.foldable => e.eval() match {
+      case o: Int => Some(Some(o))
+      case _ => None
+    }
+    case _ => None
+  }
+
+  /**
+   * Sliding frames combine partial aggregates in another order than Spark's row-by-row loop.
+   * That is exact for count/min/max and for wrapping integral sums; float sums may differ in the
+   * last bits (documented tolerance). Decimal sums and ANSI/TRY integral sums would overflow at
+   * other points than Spark, so they stay on Spark.
+   */
+  private def slidingProblem(agg: AggregateFunction): Option[String] = agg match {
+    case s: Sum if s.child.dataType.isInstanceOf[DecimalType] || s.dataType.isInstanceOf[DecimalType] =>
+      Some("decimal sums over sliding frames are not supported yet")
+    case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
+      Some("decimal averages over sliding frames are not supported yet")
+    case s: Sum if s.dataType == LongType && s.evalContext.evalMode != EvalMode.LEGACY =>
+      Some(s"integral sums over sliding frames in ${s.evalContext.evalMode} mode are not supported yet " +
+        "(they run with spark.sql.ansi.enabled=false)")
+    case _ => None
+  }
 
   /** Peers are found by comparing order keys, which needs an ordering fastwindow implements. */
   private def peerKeyProblem(plan: WindowPlan): Option[String] =
@@ -242,7 +276,7 @@ object WindowSupport {
     val offsets = offsetFunctions.map { f =>
       entry(f, "offset", ownFrame, s"${anyBufferable.description}; any offset, default, IGNORE NULLS")
     }
-    val aggs = aggregates.map(a => entry(a.name, "aggregate", frames.map(_.sql), a.inputs.description))
+    val aggs = aggregates.map(a => entry(a.name, "aggregate", frames, a.inputs.description))
     (ranking ++ offsets ++ aggs).mkString("[\n  ", ",\n  ", "\n]")
   }
 }
