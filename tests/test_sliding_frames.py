@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import assert_falls_back, assert_same_as_spark
+from helpers import assert_same_as_spark, assert_same_error
 
 FRAMES = [
     "rows between 2 preceding and current row",
@@ -88,25 +88,52 @@ def test_long_partitions_slide_exactly(spark, width):
     assert_same_as_spark(spark, query, ansi=False)
 
 
-def test_sum_wraps_like_spark_without_ansi(spark):
-    query = ("select id, sum(v) over (partition by p order by id rows between 1 preceding and "
-             "1 following) s from big")
+SLIDING_OVERFLOW_QUERIES = {
+    "long_sum": "select id, sum(v) over (partition by p order by id {frame}) s from big",
+    "long_avg": "select id, avg(v) over (partition by p order by id {frame}) s from big",
+    "decimal_sum": "select id, sum(v) over (partition by p order by id {frame}) s from bigdec",
+    "decimal_avg": "select id, avg(v) over (partition by p order by id {frame}) s from bigdec",
+}
+OVERFLOW_FRAMES = {
+    "moving": "rows between 1 preceding and 1 following",
+    "shrinking": "rows between current row and unbounded following",
+    "lagging": "rows between 3 preceding and 1 preceding",
+}
+
+
+@pytest.mark.parametrize("frame", sorted(OVERFLOW_FRAMES))
+@pytest.mark.parametrize("name", sorted(SLIDING_OVERFLOW_QUERIES))
+def test_overflow_without_ansi_matches_spark(spark, name, frame):
+    query = SLIDING_OVERFLOW_QUERIES[name].format(frame=OVERFLOW_FRAMES[frame])
     assert_same_as_spark(spark, query, ansi=False)
 
 
-def test_integral_sum_with_ansi_falls_back(spark):
+@pytest.mark.parametrize("frame", sorted(OVERFLOW_FRAMES))
+@pytest.mark.parametrize("name", sorted(SLIDING_OVERFLOW_QUERIES))
+def test_overflow_with_ansi_matches_spark(spark, name, frame):
+    """Same error where Spark fails; where Spark's row-by-row sums stay in range, same values."""
+    query = SLIDING_OVERFLOW_QUERIES[name].format(frame=OVERFLOW_FRAMES[frame])
     spark.conf.set("spark.sql.ansi.enabled", "true")
     try:
-        assert_falls_back(
-            spark, "select id, sum(l) over (partition by p order by id rows between 1 preceding "
-                   "and current row) s from t",
-            "integral sums over sliding frames in ANSI mode")
+        spark.conf.set("spark.fastwindow.enabled", "false")
+        try:
+            spark.sql(query).collect()
+            spark_fails = False
+        except Exception:
+            spark_fails = True
+        finally:
+            spark.conf.set("spark.fastwindow.enabled", "true")
     finally:
         spark.conf.unset("spark.sql.ansi.enabled")
+    if spark_fails:
+        condition = assert_same_error(spark, query, ansi=True)
+        assert "OVERFLOW" in condition or "OUT_OF_RANGE" in condition
+    else:
+        assert_same_as_spark(spark, query, ansi=True)
 
 
-def test_decimal_sum_falls_back(spark):
-    assert_falls_back(
-        spark, "select id, sum(dec) over (partition by p order by id rows between 1 preceding "
-               "and current row) s from t",
-        "decimal sums over sliding frames")
+@pytest.mark.parametrize("ansi", [True, False])
+def test_decimal_and_integral_sums_exact(spark, ansi):
+    aggregates = ["sum(dec)", "avg(dec)", "sum(bigdec)", "avg(bigdec)", "sum(l)", "sum(i)"]
+    for frame in (FRAMES[0], FRAMES[2], FRAMES[9]):
+        assert_same_as_spark(spark, select_all(aggregates, frame), ansi=ansi)

@@ -80,9 +80,7 @@ object EvaluatorCodegen {
         val (input, default) = layout.offsetColumns(o)
         OffsetKernel.generate(o, input, default, g)
       case a: AggregateSpec =>
-        val bound = new AggregateKernel.BoundAggregate(
-          layout.columnarAggregate(a), layout.columnAttributes)
-        AggregateKernel.generate(a, bound, g)
+        AggregateKernel.generate(a, layout.columnarAggregate(a), layout.columnAttributes, g)
     }
     val finishCalls = kernels.filter(_.finishPartition.trim.nonEmpty).map { k =>
       g.method("finish", "final int n", k.finishPartition) + "(n);"

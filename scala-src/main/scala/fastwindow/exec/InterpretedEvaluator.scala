@@ -31,9 +31,8 @@ final class InterpretedEvaluator(layout: EvaluatorLayout) extends WindowEvaluato
       }
       new OffsetKernel.Interpreted(o, columns(input.index), defaultValue)
     case a: AggregateSpec =>
-      val bound = new AggregateKernel.BoundAggregate(
-        layout.columnarAggregate(a), layout.columnAttributes)
-      new AggregateKernel.Interpreted(a, bound, columns, peers)
+      new AggregateKernel.Interpreted(
+        a, layout.columnarAggregate(a), layout.columnAttributes, columns, peers)
   }.toArray
 
   private val needsPeers = layout.plan.needsPeers

@@ -4,44 +4,70 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, BindReferences, EmptyRow, Expression, InterpretedMutableProjection, JoinedRow, SpecificInternalRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.{ExprCode, JavaCode}
+import org.apache.spark.sql.types.DataType
 
 import fastwindow.buffer.{Column, ColumnType, ColumnarRowView}
 import fastwindow.codegen.GenContext
 import fastwindow.planning.{AggregateSpec, FrameShape}
 
 /**
- * A declarative aggregate (count, sum, avg, min, max, ...) over a whole-partition or running
- * frame, evaluated with the aggregate's own `initialValues`, `updateExpressions` and
- * `evaluateExpression`. Types, null handling, ANSI overflow errors and decimal rounding are
- * therefore exactly Spark's; what fastwindow changes is the loop around them: primitive
- * columns instead of rows, and (in generated code) the expressions inlined on primitive fields.
+ * A declarative aggregate (count, sum, avg, min, max, ...) over a frame, evaluated with the
+ * aggregate's own `initialValues`, `updateExpressions` and `evaluateExpression`. Types, null
+ * handling, ANSI overflow errors and decimal rounding are therefore exactly Spark's; what
+ * fastwindow changes is the loop around them: primitive columns instead of rows, and (in
+ * generated code) the expressions inlined on primitive fields.
  *
  * Cost per partition, for n rows: whole partition O(n) (one pass, one evaluation); running ROWS
  * O(n) (one update and one evaluation per row); running RANGE O(n) (each peer group is added when
- * its first row is reached and evaluated once).
+ * its first row is reached and evaluated once); sliding ROWS frames O(n) whatever their width
+ * ([[SlidingAggregate]]).
  */
 object AggregateKernel {
 
-  /** The aggregate's expressions bound to its buffer and to the partition columns. */
-  final class BoundAggregate(agg: DeclarativeAggregate, columns: Seq[AttributeReference]) {
-    val bufferAttributes: Seq[AttributeReference] = agg.aggBufferAttributes
-    val initial: Seq[Expression] = agg.initialValues
-    val update: Seq[Expression] =
-      BindReferences.bindReferences(agg.updateExpressions, bufferAttributes ++ columns)
-    val evaluate: Expression = BindReferences.bindReference(agg.evaluateExpression, bufferAttributes)
-    /** Combines two partial buffers, the earlier rows' on the left (order matters for ties). */
-    val merge: Seq[Expression] = BindReferences.bindReferences(
-      agg.mergeExpressions, bufferAttributes ++ agg.inputAggBufferAttributes)
+  /**
+   * An aggregation as bound expressions: `update` reads the buffer then the partition columns,
+   * `merge` a left (earlier rows) then a right buffer, `evaluate` the buffer.
+   */
+  final case class BoundAggregate(
+      bufferAttributes: Seq[AttributeReference],
+      initial: Seq[Expression],
+      update: Seq[Expression],
+      merge: Seq[Expression],
+      evaluate: Expression) {
+    def bufferTypes: Seq[DataType] = bufferAttributes.map(_.dataType)
   }
 
+  object BoundAggregate {
+    /** `aggs` side by side in one buffer (evaluating the first); used for composite partials. */
+    def of(aggs: Seq[DeclarativeAggregate], columns: Seq[AttributeReference]): BoundAggregate = {
+      val buffer = aggs.flatMap(_.aggBufferAttributes)
+      BoundAggregate(
+        buffer,
+        aggs.flatMap(_.initialValues),
+        BindReferences.bindReferences(aggs.flatMap(_.updateExpressions), buffer ++ columns),
+        BindReferences.bindReferences(
+          aggs.flatMap(_.mergeExpressions), buffer ++ aggs.flatMap(_.inputAggBufferAttributes)),
+        BindReferences.bindReference(aggs.head.evaluateExpression, buffer))
+    }
+
+    def apply(agg: DeclarativeAggregate, columns: Seq[AttributeReference]): BoundAggregate =
+      of(Seq(agg), columns)
+  }
+
+  /**
+   * @param agg               the aggregate reading `columnAttributes` (see EvaluatorLayout)
+   * @param columnAttributes  stand for the partition's columns, `columns`
+   */
   final class Interpreted(
       spec: AggregateSpec,
-      bound: BoundAggregate,
+      agg: DeclarativeAggregate,
+      columnAttributes: Seq[AttributeReference],
       columns: Array[Column],
       peers: PeerGroups) extends Kernel {
 
+    private val bound = BoundAggregate(agg, columnAttributes)
     private val ordinal = spec.ordinal
-    private val buffer = new SpecificInternalRow(bound.bufferAttributes.map(_.dataType))
+    private val buffer = new SpecificInternalRow(bound.bufferTypes)
     private val init = new InterpretedMutableProjection(bound.initial).target(buffer)
     private val update = new InterpretedMutableProjection(bound.update).target(buffer)
     private val view = new ColumnarRowView(columns)
@@ -55,8 +81,18 @@ object AggregateKernel {
 
     private def evaluate(): Unit = result = bound.evaluate.eval(buffer)
 
+    /** Spark's own row-by-row aggregation of rows first..last (for sliding frames' checks). */
+    private def aggregateRows(first: Int, last: Int): Any = {
+      init(EmptyRow)
+      var j = first
+      while (j <= last) { add(j); j += 1 }
+      bound.evaluate.eval(buffer)
+    }
+
     private val sliding = spec.frame match {
-      case f: FrameShape.SlidingRows => new InterpretedSliding(f, bound, view, buffer, () => init(EmptyRow), add)
+      case f: FrameShape.SlidingRows =>
+        new SlidingAggregate.Interpreted(
+          f, SlidingAggregate.plan(agg, columnAttributes), view, aggregateRows)
       case _ => null
     }
 
@@ -90,255 +126,96 @@ object AggregateKernel {
   }
 
   /**
-   * Row i's frame of a [[FrameShape.SlidingRows]] frame in a partition of n rows: `[first, last]`,
-   * empty when first > last. Long arithmetic: offsets may be near Int.MaxValue.
+   * Java helpers for one aggregate kernel: buffer fields, assigning expressions to them, and
+   * evaluating a result into the kernel's result fields.
    */
-  def frameFirst(frame: FrameShape.SlidingRows, i: Int, n: Int): Int =
-    frame.lower.fold(0)(o => math.max(0L, math.min(n.toLong, i.toLong + o)).toInt)
-  def frameLast(frame: FrameShape.SlidingRows, i: Int, n: Int): Int =
-    frame.upper.fold(n - 1)(o => math.max(-1L, math.min(n - 1L, i.toLong + o)).toInt)
+  final class Gen(val g: GenContext, resultType: DataType) {
+    val resultIsNull: String = g.field("boolean", "resultIsNull", "true")
+    val resultValue: String = g.field(ColumnType.javaType(resultType), "resultValue", "")
 
-  /**
-   * Sliding frames by two stacks (the interpreted twin of the generated code in [[generate]]):
-   * rows enter the frame on the "back" (one running buffer) and leave it from the "front", which
-   * holds, for each row j still in it, the aggregate of rows j..frontLast. When the frame's first
-   * row passes frontLast, the back's rows are moved to the front in one backward pass. Every row
-   * is added once and moved once, so a partition costs O(n) updates and merges whatever the frame
-   * size. Partial buffers are always merged earlier-rows-left, keeping Spark's tie behaviour.
-   */
-  private final class InterpretedSliding(
-      frame: FrameShape.SlidingRows,
-      bound: BoundAggregate,
-      view: ColumnarRowView,
-      back: SpecificInternalRow,
-      resetBack: () => Unit,
-      addToBack: Int => Unit) {
-    private val types = bound.bufferAttributes.map(_.dataType)
-    private val single = new SpecificInternalRow(types)
-    private val initSingle = new InterpretedMutableProjection(bound.initial).target(single)
-    private val updateSingle = new InterpretedMutableProjection(bound.update).target(single)
-    private val singleInput = new JoinedRow(single, view)
-    private val merged = new SpecificInternalRow(types)
-    private val merge = new InterpretedMutableProjection(bound.merge).target(merged)
-    private val pair = new JoinedRow
-    private var front = new Array[InternalRow](0)
-    private var n = 0
-    private var first = 0
-    private var end = 0
-    private var frontLast = -1
-
-    def reset(rows: Int): Unit = {
-      n = rows
-      if (front.length < n) front = new Array[InternalRow](n)
-      first = 0
-      end = 0
-      frontLast = -1
-      resetBack()
-    }
-
-    def resultAt(i: Int): Any = {
-      val a = frameFirst(frame, i, n)
-      val b = frameLast(frame, i, n)
-      while (end <= b) { addToBack(end); end += 1 }
-      if (a > first) {
-        first = a
-        if (first > frontLast) moveBackToFront()
+    /** One field pair per buffer attribute, named after it. */
+    def bufferFields(prefix: String, bound: BoundAggregate): Seq[ExprCode] =
+      bound.bufferAttributes.map { a =>
+        val isNull = g.field("boolean", s"$prefix${a.name}IsNull", "false")
+        val value = g.field(ColumnType.javaType(a.dataType), s"$prefix${a.name}Value", "")
+        ExprCode(JavaCode.isNullGlobal(isNull), JavaCode.global(value, a.dataType))
       }
-      if (a > b) {
-        initSingle(EmptyRow)
-        bound.evaluate.eval(single)
-      } else if (first <= frontLast) {
-        merge(pair(front(first), back))
-        bound.evaluate.eval(merged)
-      } else {
-        bound.evaluate.eval(back)
-      }
-    }
 
-    private def moveBackToFront(): Unit = {
-      var later: InternalRow = null
-      var j = end - 1
-      while (j >= first) {
-        initSingle(EmptyRow)
-        view.row = j
-        updateSingle(singleInput)
-        val state = if (later == null) single.copy() else {
-          merge(pair(single, later))
-          merged.copy()
-        }
-        front(j) = state
-        later = state
-        j -= 1
-      }
-      frontLast = end - 1
-      if (end < first) end = first
-      resetBack()
-    }
-  }
-
-  def generate(spec: AggregateSpec, bound: BoundAggregate, g: GenContext): KernelCode = {
-    val ctx = g.ctx
-    def bufferFields(prefix: String): Seq[ExprCode] = bound.bufferAttributes.map { a =>
-      val isNull = g.field("boolean", s"$prefix${a.name}IsNull", "false")
-      val value = g.field(ColumnType.javaType(a.dataType), s"$prefix${a.name}Value", "")
-      ExprCode(JavaCode.isNullGlobal(isNull), JavaCode.global(value, a.dataType))
-    }
-    val bufferVars = bufferFields("")
-    val resultIsNull = g.field("boolean", "resultIsNull", "true")
-    val resultValue = g.field(ColumnType.javaType(spec.resultType), "resultValue", "")
-
-    /** Code that evaluates `exprs` (bound to `inputs` by ordinal) into `target`. */
-    def assign(exprs: Seq[Expression], inputs: Seq[ExprCode], target: Seq[ExprCode]): String = {
-      val evals = g.withInputs(inputs)(ctx.generateExpressions(exprs))
-      // Evaluate every new value before assigning any: update expressions read the old buffer.
-      val temps = evals.zip(bound.bufferAttributes).map { case (ev, a) =>
-        val isNull = g.freshName("newIsNull")
-        val value = g.freshName("newValue")
+    /** Code evaluating `exprs` (bound to `inputs` by ordinal) into local variables. */
+    def evaluateToLocals(exprs: Seq[Expression], inputs: Seq[ExprCode]): (String, Seq[ExprCode]) = {
+      val evals = g.withInputs(inputs)(g.ctx.generateExpressions(exprs))
+      val locals = evals.zip(exprs).map { case (ev, e) =>
+        val isNull = g.freshName("isNull")
+        val value = g.freshName("value")
         (s"""
             |${ev.code}
             |boolean $isNull = ${ev.isNull};
-            |${ColumnType.javaType(a.dataType)} $value = ${ev.value};
-          """.stripMargin, isNull, value)
+            |${ColumnType.javaType(e.dataType)} $value = ${ev.value};
+          """.stripMargin,
+          ExprCode(JavaCode.isNullVariable(isNull), JavaCode.variable(value, e.dataType)))
       }
-      temps.map(_._1).mkString +
-        temps.zip(target).map { case ((_, isNull, value), buf) =>
-          s"${buf.isNull} = $isNull;\n${buf.value} = $value;"
-        }.mkString("\n")
+      (locals.map(_._1).mkString, locals.map(_._2))
     }
 
-    /** Code that evaluates the aggregate's result from `buffer` into the result fields. */
-    def evaluateFrom(buffer: Seq[ExprCode]): String = {
-      val ev = g.withInputs(buffer)(bound.evaluate.genCode(ctx))
+    /** Code assigning `exprs` to `target`; all are evaluated first, as updates read the old buffer. */
+    def assign(exprs: Seq[Expression], inputs: Seq[ExprCode], target: Seq[ExprCode]): String = {
+      val (code, values) = evaluateToLocals(exprs, inputs)
+      code + copy(values, target)
+    }
+
+    def copy(from: Seq[ExprCode], to: Seq[ExprCode]): String =
+      from.zip(to).map { case (f, t) => s"${t.isNull} = ${f.isNull};\n${t.value} = ${f.value};" }
+        .mkString("\n")
+
+    /** Code evaluating `expr` on `buffer` into the result fields. */
+    def evaluate(expr: Expression, buffer: Seq[ExprCode]): String = {
+      val ev = g.withInputs(buffer)(expr.genCode(g.ctx))
       s"""
          |${ev.code}
          |$resultIsNull = ${ev.isNull};
          |$resultValue = ${ev.value};
        """.stripMargin
     }
+  }
 
-    val initFn = g.method("aggInit", "", assign(bound.initial, Nil, bufferVars))
-    val addFn = g.method("aggAdd", "int j", assign(bound.update, bufferVars ++ g.columnVars("j"), bufferVars))
-    val evalFn = g.method("aggEvaluate", "", evaluateFrom(bufferVars))
+  def generate(
+      spec: AggregateSpec,
+      agg: DeclarativeAggregate,
+      columnAttributes: Seq[AttributeReference],
+      g: GenContext): KernelCode = {
+    val bound = BoundAggregate(agg, columnAttributes)
+    val gen = new Gen(g, spec.resultType)
+    val buffer = gen.bufferFields("", bound)
+    val initFn = g.method("aggInit", "", gen.assign(bound.initial, Nil, buffer))
+    val addFn = g.method("aggAdd", "int j", gen.assign(bound.update, buffer ++ g.columnVars("j"), buffer))
+    val evalFn = g.method("aggEvaluate", "", gen.evaluate(bound.evaluate, buffer))
 
-    val finish = spec.frame match {
+    val (finish, advance) = spec.frame match {
       case FrameShape.WholePartition =>
-        s"$initFn();\nfor (int j = 0; j < n; j++) $addFn(j);\n$evalFn();"
-      case _ => s"$initFn();"
-    }
-    val (slidingFinish, advance) = spec.frame match {
-      case FrameShape.WholePartition => ("", "")
-      case FrameShape.RunningRows => ("", s"$addFn(i);\n$evalFn();")
+        (s"$initFn();\nfor (int j = 0; j < n; j++) $addFn(j);\n$evalFn();", "")
+      case FrameShape.RunningRows => (s"$initFn();", s"$addFn(i);\n$evalFn();")
       case FrameShape.RunningRange =>
-        ("", s"""
+        (s"$initFn();", s"""
            |if (i == ${g.peerStart}) {
            |  for (int j = ${g.peerStart}; j < ${g.peerEnd}; j++) $addFn(j);
            |  $evalFn();
            |}
          """.stripMargin)
       case f: FrameShape.SlidingRows =>
-        generateSliding(f, bound, g, bufferVars, bufferFields, assign, evaluateFrom, initFn, addFn, evalFn)
+        val aggregateRows = g.method("aggregateRows", "int first, int last",
+          s"$initFn();\nfor (int j = first; j <= last; j++) $addFn(j);\n$evalFn();")
+        SlidingAggregate.generate(
+          f, SlidingAggregate.plan(agg, columnAttributes), gen, aggregateRows)
     }
     KernelCode(
-      finish + slidingFinish,
+      finish,
       s"""
          |$advance
-         |if ($resultIsNull) {
+         |if (${gen.resultIsNull}) {
          |  ${g.setNull(spec.ordinal)}
          |} else {
-         |  ${g.setResult(spec.ordinal, spec.resultType, resultValue)}
+         |  ${g.setResult(spec.ordinal, spec.resultType, gen.resultValue)}
          |}
        """.stripMargin)
-  }
-
-  /**
-   * The generated twin of [[InterpretedSliding]]: the back is the kernel's running buffer, the
-   * front one primitive array per buffer field (indexed by row), and a "single" buffer holds one
-   * row's state while the back is moved to the front. Returns (finishPartition, per-row) code.
-   */
-  private def generateSliding(
-      frame: FrameShape.SlidingRows,
-      bound: BoundAggregate,
-      g: GenContext,
-      back: Seq[ExprCode],
-      bufferFields: String => Seq[ExprCode],
-      assign: (Seq[Expression], Seq[ExprCode], Seq[ExprCode]) => String,
-      evaluateFrom: Seq[ExprCode] => String,
-      initBack: String,
-      addToBack: String,
-      evaluateBack: String): (String, String) = {
-    val single = bufferFields("single")
-    val later = bufferFields("later")
-    val types = bound.bufferAttributes.map(_.dataType)
-    val frontArrays = types.map { t =>
-      val javaType = ColumnType.javaType(t)
-      (g.field(s"$javaType[]", "frontValues", ""), g.field("boolean[]", "frontNulls", ""), javaType)
-    }
-    def frontAt(row: String): Seq[ExprCode] = frontArrays.zip(types).map { case ((values, nulls, _), t) =>
-      ExprCode(JavaCode.isNullExpression(s"$nulls[$row]"), JavaCode.expression(s"$values[$row]", t))
-    }
-    val first = g.intField("frameFirst")
-    val end = g.intField("frameEnd")
-    val frontLast = g.intField("frontLast")
-    val mergedTemps = types.map(t => (g.freshName("mergedIsNull"), g.freshName("mergedValue"), t))
-    val merged = mergedTemps.map { case (isNull, value, t) =>
-      ExprCode(JavaCode.isNullVariable(isNull), JavaCode.variable(value, t))
-    }
-
-    val storeFront = frontArrays.zip(later).map { case ((values, nulls, _), buf) =>
-      s"$nulls[j] = ${buf.isNull};\n$values[j] = ${buf.value};"
-    }.mkString("\n")
-    val moveBackToFront = g.method("moveBackToFront", "", s"""
-      |for (int j = $end - 1; j >= $first; j--) {
-      |  ${assign(bound.initial, Nil, single)}
-      |  ${assign(bound.update, single ++ g.columnVars("j"), single)}
-      |  if (j == $end - 1) {
-      |    ${single.zip(later).map { case (s, l) => s"${l.isNull} = ${s.isNull};\n${l.value} = ${s.value};" }.mkString("\n")}
-      |  } else {
-      |    ${assign(bound.merge, single ++ later, later)}
-      |  }
-      |  $storeFront
-      |}
-      |$frontLast = $end - 1;
-      |if ($end < $first) $end = $first;
-      |$initBack();
-    """.stripMargin)
-    val evaluateFrontAndBack = g.method("evaluateFrontAndBack", "", {
-      val mergeEvals = g.withInputs(frontAt(first) ++ back)(g.ctx.generateExpressions(bound.merge))
-      mergeEvals.zip(mergedTemps).map { case (ev, (isNull, value, t)) =>
-        s"""
-           |${ev.code}
-           |boolean $isNull = ${ev.isNull};
-           |${ColumnType.javaType(t)} $value = ${ev.value};
-         """.stripMargin
-      }.mkString + evaluateFrom(merged)
-    })
-    val evaluateEmpty = g.method("evaluateEmpty", "",
-      assign(bound.initial, Nil, single) + evaluateFrom(single))
-
-    val lower = frame.lower.fold("0")(o => s"(int) Math.max(0L, Math.min((long) n, (long) i + ${o}L))")
-    val upper = frame.upper.fold("n - 1")(o => s"(int) Math.max(-1L, Math.min(n - 1L, (long) i + ${o}L))")
-    val grow = frontArrays.map { case (values, nulls, javaType) =>
-      val alloc = if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[n][]" else s"new $javaType[n]"
-      s"$values = $alloc;\n$nulls = new boolean[n];"
-    }.mkString("\n")
-    val finish = s"""
-      |${frontArrays.headOption.map(a => s"if (${a._2} == null || ${a._2}.length < n) {\n$grow\n}").getOrElse("")}
-      |$first = 0;
-      |$end = 0;
-      |$frontLast = -1;
-    """.stripMargin
-    val perRow = s"""
-      |final int frameFirstOfRow = $lower;
-      |final int frameLastOfRow = $upper;
-      |while ($end <= frameLastOfRow) { $addToBack($end); $end++; }
-      |if (frameFirstOfRow > $first) {
-      |  $first = frameFirstOfRow;
-      |  if ($first > $frontLast) $moveBackToFront();
-      |}
-      |if (frameFirstOfRow > frameLastOfRow) $evaluateEmpty();
-      |else if ($first <= $frontLast) $evaluateFrontAndBack();
-      |else $evaluateBack();
-    """.stripMargin
-    (finish, perRow)
   }
 }

@@ -176,9 +176,6 @@ object WindowSupport {
               s"(supported input types: ${r.inputs.description})")
           case None =>
             frameShape(frame) match {
-              case Some(shape: FrameShape.SlidingRows) =>
-                slidingProblem(agg).map(why => s"$name over ${shape.sql}: $why")
-                  .toLeft(AggregateSpec(ordinal, agg.asInstanceOf[DeclarativeAggregate], shape))
               case Some(shape) =>
                 Right(AggregateSpec(ordinal, agg.asInstanceOf[DeclarativeAggregate], shape))
               case None =>
@@ -225,23 +222,6 @@ object WindowSupport {
       case o: Int => Some(Some(o))
       case _ => None
     }
-    case _ => None
-  }
-
-  /**
-   * Sliding frames combine partial aggregates in another order than Spark's row-by-row loop.
-   * That is exact for count/min/max and for wrapping integral sums; float sums may differ in the
-   * last bits (documented tolerance). Decimal sums and ANSI/TRY integral sums would overflow at
-   * other points than Spark, so they stay on Spark.
-   */
-  private def slidingProblem(agg: AggregateFunction): Option[String] = agg match {
-    case s: Sum if s.child.dataType.isInstanceOf[DecimalType] || s.dataType.isInstanceOf[DecimalType] =>
-      Some("decimal sums over sliding frames are not supported yet")
-    case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
-      Some("decimal averages over sliding frames are not supported yet")
-    case s: Sum if s.dataType == LongType && s.evalContext.evalMode != EvalMode.LEGACY =>
-      Some(s"integral sums over sliding frames in ${s.evalContext.evalMode} mode are not supported yet " +
-        "(they run with spark.sql.ansi.enabled=false)")
     case _ => None
   }
 

@@ -1,0 +1,255 @@
+package fastwindow.kernels
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Abs, AttributeReference, BindReferences, Cast, Coalesce, EmptyRow, EvalMode, Expression, GreaterThanOrEqual, InterpretedMutableProjection, JoinedRow, Literal, NumericEvalContext, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, DeclarativeAggregate, Sum}
+import org.apache.spark.sql.catalyst.expressions.codegen.{ExprCode, JavaCode}
+import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
+
+import fastwindow.buffer.{ColumnType, ColumnarRowView}
+import fastwindow.kernels.AggregateKernel.{BoundAggregate, Gen}
+import fastwindow.planning.FrameShape
+
+/**
+ * Aggregates over sliding ROWS frames ([[FrameShape.SlidingRows]]: moving, shrinking, offset and
+ * partly unbounded frames) in O(n) per partition, whatever the frame's width, by two stacks.
+ *
+ * Rows enter the frame on the "back" (one running buffer) and leave it from the "front", which
+ * holds, for each row j still in it, the partial aggregate of rows j..frontLast. When the frame's
+ * first row passes frontLast, the back's rows move to the front in one backward pass. Every row is
+ * added once and moved once; each result is one merge of front and back. Partial buffers are
+ * always merged with the earlier rows on the left, so ties (min/max of -0.0 and 0.0) resolve as in
+ * Spark's row-by-row loop. The front is one slot per row of the partition (the partition is
+ * buffered anyway).
+ *
+ * Exactness: combining partial aggregates in another order than Spark is exact for count, min,
+ * max and wrapping integral sums, and within float rounding for float sums. Where the order
+ * decides overflow (integral sums under ANSI/TRY, decimal sums and averages), the stacks combine
+ * a non-failing (LEGACY) copy of the aggregate next to a sum of |x| as double; a frame whose |x|
+ * sum comes near the type's limit is recomputed row by row with Spark's own expressions, so
+ * errors and nulls from overflow appear exactly where Spark produces them.
+ */
+object SlidingAggregate {
+
+  /**
+   * @param partial    what the stacks combine (evaluating it gives the frame's result)
+   * @param needsExact on the partial buffer: true when the frame must be recomputed row by row
+   */
+  final case class Plan(partial: BoundAggregate, needsExact: Option[Expression])
+
+  def plan(agg: DeclarativeAggregate, columns: Seq[AttributeReference]): Plan = agg match {
+    case s: Sum if s.dataType.isInstanceOf[DecimalType] ||
+        (s.dataType == LongType && s.evalContext.evalMode != EvalMode.LEGACY) =>
+      checked(s.copy(evalContext = s.evalContext.copy(evalMode = EvalMode.LEGACY)), s.child,
+        s.dataType, columns)
+    case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
+      checked(a.copy(evalMode = EvalMode.LEGACY), a.child, a.sumDataType, columns)
+    case other => Plan(BoundAggregate(other, columns), None)
+  }
+
+  /**
+   * Half of the largest magnitude a sum buffer of `sumType` holds: below it (as a sum of |x|),
+   * no partial sum of the frame can overflow in any order. Halved to absorb the double rounding
+   * of the |x| sum.
+   */
+  private def safeMagnitude(sumType: DataType): Double = sumType match {
+    case d: DecimalType => math.pow(10, d.precision - d.scale) / 2
+    case _ => math.pow(2, 62)
+  }
+
+  private def checked(
+      legacy: DeclarativeAggregate,
+      input: Expression,
+      sumType: DataType,
+      columns: Seq[AttributeReference]): Plan = {
+    val magnitude = Sum(Abs(Cast(input, DoubleType)), NumericEvalContext(EvalMode.LEGACY))
+    val partial = BoundAggregate.of(Seq(legacy, magnitude), columns)
+    val nearLimit = GreaterThanOrEqual(
+      Coalesce(Seq(magnitude.evaluateExpression, Literal(0.0))), Literal(safeMagnitude(sumType)))
+    Plan(partial, Some(BindReferences.bindReference(nearLimit, partial.bufferAttributes)))
+  }
+
+  /**
+   * Row i's frame in a partition of n rows is `[first, last]`, empty when first > last. Long
+   * arithmetic: offsets may be near Int.MaxValue.
+   */
+  def frameFirst(frame: FrameShape.SlidingRows, i: Int, n: Int): Int =
+    frame.lower.fold(0)(o => math.max(0L, math.min(n.toLong, i.toLong + o)).toInt)
+  def frameLast(frame: FrameShape.SlidingRows, i: Int, n: Int): Int =
+    frame.upper.fold(n - 1)(o => math.max(-1L, math.min(n - 1L, i.toLong + o)).toInt)
+
+  /**
+   * The interpreted twin. `aggregateRows(first, last)` is Spark's row-by-row aggregation with
+   * the original expressions (the kernel's own buffer).
+   */
+  final class Interpreted(
+      frame: FrameShape.SlidingRows,
+      plan: Plan,
+      view: ColumnarRowView,
+      aggregateRows: (Int, Int) => Any) {
+    private val partial = plan.partial
+    private val back = new SpecificInternalRow(partial.bufferTypes)
+    private val initBack = new InterpretedMutableProjection(partial.initial).target(back)
+    private val updateBack = new InterpretedMutableProjection(partial.update).target(back)
+    private val backInput = new JoinedRow(back, view)
+    private val single = new SpecificInternalRow(partial.bufferTypes)
+    private val initSingle = new InterpretedMutableProjection(partial.initial).target(single)
+    private val updateSingle = new InterpretedMutableProjection(partial.update).target(single)
+    private val singleInput = new JoinedRow(single, view)
+    private val merged = new SpecificInternalRow(partial.bufferTypes)
+    private val merge = new InterpretedMutableProjection(partial.merge).target(merged)
+    private val pair = new JoinedRow
+    private var front = new Array[InternalRow](0)
+    private var n = 0
+    private var first = 0
+    private var end = 0
+    private var frontLast = -1
+
+    def reset(rows: Int): Unit = {
+      n = rows
+      if (front.length < n) front = new Array[InternalRow](n)
+      java.util.Arrays.fill(front.asInstanceOf[Array[AnyRef]], null)
+      first = 0
+      end = 0
+      frontLast = -1
+      initBack(EmptyRow)
+    }
+
+    def resultAt(i: Int): Any = {
+      val a = frameFirst(frame, i, n)
+      val b = frameLast(frame, i, n)
+      while (end <= b) {
+        view.row = end
+        updateBack(backInput)
+        end += 1
+      }
+      if (a > first) {
+        first = a
+        if (first > frontLast) moveBackToFront()
+      }
+      val buffer: InternalRow =
+        if (a > b) { initSingle(EmptyRow); single }
+        else if (first <= frontLast) merge(pair(front(first), back))
+        else back
+      if (a <= b && plan.needsExact.exists(_.eval(buffer) == true)) aggregateRows(a, b)
+      else partial.evaluate.eval(buffer)
+    }
+
+    private def moveBackToFront(): Unit = {
+      var later: InternalRow = null
+      var j = end - 1
+      while (j >= first) {
+        initSingle(EmptyRow)
+        view.row = j
+        updateSingle(singleInput)
+        later = if (later == null) single.copy() else merge(pair(single, later)).copy()
+        front(j) = later
+        j -= 1
+      }
+      frontLast = end - 1
+      if (end < first) end = first
+      initBack(EmptyRow)
+    }
+  }
+
+  /**
+   * The generated twin: the front is one primitive array per buffer field, indexed by row.
+   * `aggregateRows` names a generated method `(int first, int last)` that aggregates row by row
+   * with the original expressions into the result fields. Returns (finishPartition, per-row) code.
+   */
+  def generate(
+      frame: FrameShape.SlidingRows,
+      plan: Plan,
+      gen: Gen,
+      aggregateRows: String): (String, String) = {
+    val g = gen.g
+    val partial = plan.partial
+    val types = partial.bufferTypes
+    val back = gen.bufferFields("back", partial)
+    val single = gen.bufferFields("single", partial)
+    val later = gen.bufferFields("later", partial)
+    val front = types.map { t =>
+      val javaType = ColumnType.javaType(t)
+      (g.field(s"$javaType[]", "frontValues", ""), g.field("boolean[]", "frontNulls", ""), javaType)
+    }
+    def frontAt(row: String): Seq[ExprCode] = front.zip(types).map { case ((values, nulls, _), t) =>
+      ExprCode(JavaCode.isNullExpression(s"$nulls[$row]"), JavaCode.expression(s"$values[$row]", t))
+    }
+    val first = g.intField("frameFirst")
+    val end = g.intField("frameEnd")
+    val frontLast = g.intField("frontLast")
+
+    val initBack = g.method("backInit", "", gen.assign(partial.initial, Nil, back))
+    val addToBack = g.method("backAdd", "int j",
+      gen.assign(partial.update, back ++ g.columnVars("j"), back))
+    val storeFront = front.zip(later).map { case ((values, nulls, _), buf) =>
+      s"$nulls[j] = ${buf.isNull};\n$values[j] = ${buf.value};"
+    }.mkString("\n")
+    val moveBackToFront = g.method("moveBackToFront", "", s"""
+      |for (int j = $end - 1; j >= $first; j--) {
+      |  ${gen.assign(partial.initial, Nil, single)}
+      |  ${gen.assign(partial.update, single ++ g.columnVars("j"), single)}
+      |  if (j == $end - 1) {
+      |    ${gen.copy(single, later)}
+      |  } else {
+      |    ${gen.assign(partial.merge, single ++ later, later)}
+      |  }
+      |  $storeFront
+      |}
+      |$frontLast = $end - 1;
+      |if ($end < $first) $end = $first;
+      |$initBack();
+    """.stripMargin)
+
+    /** Evaluates the frame [a, b] from `buffer`, or row by row when it needs the exact path. */
+    def evaluate(buffer: Seq[ExprCode]): String = plan.needsExact match {
+      case None => gen.evaluate(partial.evaluate, buffer)
+      case Some(needsExact) =>
+        val check = g.withInputs(buffer)(needsExact.genCode(g.ctx))
+        s"""
+           |${check.code}
+           |if (!${check.isNull} && ${check.value}) {
+           |  $aggregateRows(a, b);
+           |} else {
+           |  ${gen.evaluate(partial.evaluate, buffer)}
+           |}
+         """.stripMargin
+    }
+    val evaluateFrontAndBack = g.method("evaluateFrontAndBack", "int a, int b", {
+      val (mergeCode, merged) = gen.evaluateToLocals(partial.merge, frontAt(first) ++ back)
+      mergeCode + evaluate(merged)
+    })
+    val evaluateBack = g.method("evaluateBack", "int a, int b", evaluate(back))
+    val evaluateEmpty = g.method("evaluateEmpty", "",
+      gen.assign(partial.initial, Nil, single) + gen.evaluate(partial.evaluate, single))
+
+    val lower = frame.lower.fold("0")(o => s"(int) Math.max(0L, Math.min((long) n, (long) i + ${o}L))")
+    val upper = frame.upper.fold("n - 1")(o => s"(int) Math.max(-1L, Math.min(n - 1L, (long) i + ${o}L))")
+    val allocateFront = front.map { case (values, nulls, javaType) =>
+      val alloc = if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[n][]" else s"new $javaType[n]"
+      s"$values = $alloc;\n$nulls = new boolean[n];"
+    }.mkString("\n")
+    val finish = s"""
+      |if (${front.head._2} == null || ${front.head._2}.length < n) {
+      |  $allocateFront
+      |}
+      |$first = 0;
+      |$end = 0;
+      |$frontLast = -1;
+      |$initBack();
+    """.stripMargin
+    val perRow = s"""
+      |final int frameFirstOfRow = $lower;
+      |final int frameLastOfRow = $upper;
+      |while ($end <= frameLastOfRow) { $addToBack($end); $end++; }
+      |if (frameFirstOfRow > $first) {
+      |  $first = frameFirstOfRow;
+      |  if ($first > $frontLast) $moveBackToFront();
+      |}
+      |if (frameFirstOfRow > frameLastOfRow) $evaluateEmpty();
+      |else if ($first <= $frontLast) $evaluateFrontAndBack(frameFirstOfRow, frameLastOfRow);
+      |else $evaluateBack(frameFirstOfRow, frameLastOfRow);
+    """.stripMargin
+    (finish, perRow)
+  }
+}
