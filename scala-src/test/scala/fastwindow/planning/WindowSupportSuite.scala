@@ -1,0 +1,252 @@
+package fastwindow.planning
+
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+import fastwindow.WindowTestKit._
+
+/**
+ * [[WindowSupport.check]], the planner's decision: supported mixes of functions and frames give a
+ * [[WindowPlan]] with the right function specs, frame shapes and outputs; anything unsupported
+ * makes the whole node fall back (never a partial plan) with a reason that names what is not
+ * supported: the function, the frame as users write it, and/or the type. Assertions are on the
+ * stable parts of each reason (names, frames, types), not on its whole wording.
+ */
+class WindowSupportSuite extends AnyFunSuite {
+
+  private val k = attr("k", IntegerType)
+  private val i = attr("i", IntegerType)
+  private val l = attr("l", LongType)
+  private val d = attr("d", DoubleType)
+  private val dec = attr("dec", DecimalType(10, 2))
+  private val s = attr("s", StringType)
+  private val arr = attr("arr", ArrayType(IntegerType))
+  private val map = attr("m", MapType(IntegerType, StringType))
+  private val byK = Seq(asc(k))
+
+  private val legacy = NumericEvalContext(EvalMode.LEGACY)
+  private val ansi = NumericEvalContext(EvalMode.ANSI)
+
+  private def plan(exprs: Seq[Expression], order: Seq[SortOrder] = byK): WindowPlan =
+    check(exprs, order) match {
+      case Right(p) => p
+      case Left(reason) => fail(s"expected a plan, got the fallback reason: $reason")
+    }
+
+  private def reason(exprs: Seq[Expression], order: Seq[SortOrder] = byK): String =
+    check(exprs, order) match {
+      case Left(r) => r
+      case Right(p) => fail(s"expected a fallback reason, got a plan: $p")
+    }
+
+  /** The reason mentions every one of `parts` (case-insensitively). */
+  private def assertMentions(reason: String, parts: String*): Unit =
+    parts.foreach { part =>
+      assert(reason.toLowerCase.contains(part.toLowerCase), s"reason does not mention '$part': $reason")
+    }
+
+  private def rows(lower: Expression, upper: Expression) = SpecifiedWindowFrame(RowFrame, lower, upper)
+  private def range(lower: Expression, upper: Expression) = SpecifiedWindowFrame(RangeFrame, lower, upper)
+  /** A bound as the parser writes `n PRECEDING`. */
+  private def preceding(n: Int): Expression = UnaryMinus(Literal(n))
+
+  // ---------------------------------------------------------------------------------------------
+  // Supported
+
+  test("supported: every ranking function, lead/lag and aggregate over whole and running frames") {
+    val keys = byK.map(_.child)
+    val exprs = Seq(
+      win(RowNumber(), byK), win(Rank(keys), byK), win(DenseRank(keys), byK),
+      win(PercentRank(keys), byK), win(CumeDist(), byK), win(NTile(Literal(4)), byK),
+      win(Lead(s, Literal(2), Literal.create(null, StringType), false), byK),
+      win(Lag(i, Literal(1), Literal(0), true), byK),
+      win(agg(Count(Literal(1))), byK, wholeRows),
+      win(agg(Count(s)), byK, wholeRange),
+      win(agg(Sum(i, legacy)), byK, runningRows),
+      win(agg(Sum(dec, ansi)), byK, runningRange),
+      win(agg(Average(d, EvalMode.ANSI)), byK, runningRange),
+      win(agg(Min(s)), byK, runningRows),
+      win(agg(Max(attr("ts", TimestampType))), byK, wholeRows))
+    val p = plan(exprs)
+    assert(p.functions.map(_.ordinal) == exprs.indices)
+    assert(p.functions.take(6).map { case r: RankingSpec => r.kind; case o => fail(s"$o") } == Seq(
+      RankingKind.RowNumber, RankingKind.Rank, RankingKind.DenseRank, RankingKind.PercentRank,
+      RankingKind.CumeDist, RankingKind.NTile(4)))
+    p.functions(6) match {
+      case o: OffsetSpec =>
+        assert(o.offset == 2 && o.default.isEmpty && !o.ignoreNulls && o.input.semanticEquals(s))
+      case other => fail(s"lead: $other")
+    }
+    p.functions(7) match {
+      case o: OffsetSpec =>
+        assert(o.offset == -1 && o.ignoreNulls && o.default.exists(_.semanticEquals(Literal(0))))
+      case other => fail(s"lag: $other")
+    }
+    assert(p.functions.drop(8).map { case a: AggregateSpec => a.frame; case o => fail(s"$o") } == Seq(
+      FrameShape.WholePartition, FrameShape.WholePartition, FrameShape.RunningRows,
+      FrameShape.RunningRange, FrameShape.RunningRange, FrameShape.RunningRows,
+      FrameShape.WholePartition))
+    assert(p.needsPeers)
+    assert(p.outputs.zipWithIndex.forall {
+      case (BoundReference(ordinal, _, _), index) => ordinal == index
+      case _ => false
+    })
+    // count(*) reads no column: its constant input is not buffered
+    assert(p.functions(8).inputs.isEmpty)
+  }
+
+  test("supported: row_number, lead and whole-partition aggregates need no peers") {
+    val p = plan(Seq(win(RowNumber(), byK), win(Lead(i, Literal(1), Literal.create(null, IntegerType), false), byK),
+      win(agg(Sum(i, legacy)), byK, wholeRange), win(agg(Min(i)), byK, runningRows)))
+    assert(!p.needsPeers)
+    // so any order key type is fine, even one fastwindow cannot compare
+    assert(check(Seq(win(RowNumber(), Seq(asc(arr)))), Seq(asc(arr))).isRight)
+  }
+
+  test("supported: a repeated window function is computed once and feeds every output using it") {
+    val sumI = win(agg(Sum(i, legacy)), byK, runningRows)
+    val p = plan(Seq(sumI, win(RowNumber(), byK), sumI.copy()))
+    assert(p.functions.size == 2)
+    assert(p.outputs.map { case b: BoundReference => b.ordinal; case o => fail(s"$o") } == Seq(0, 1, 0))
+  }
+
+  test("supported: outputs computed from window functions (as DecimalAggregates writes them)") {
+    val avgDec = win(agg(Average(dec, EvalMode.LEGACY)), byK, runningRows)
+    val exprs = Seq(Cast(avgDec, DecimalType(14, 6)), Divide(Cast(win(agg(Sum(i, legacy)), byK, wholeRows), DoubleType), Literal(10.0)))
+    val p = plan(exprs)
+    assert(p.functions.size == 2)
+    assert(p.outputs(0).isInstanceOf[Cast] && p.outputs(0).references.isEmpty)
+    assert(p.outputs(0).collect { case b: BoundReference => b.ordinal } == Seq(0))
+    assert(p.outputs(1).collect { case b: BoundReference => b.ordinal } == Seq(1))
+  }
+
+  test("supported: min/max/count over every orderable type; sum/avg over every numeric type") {
+    val orderable = Seq(ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType,
+      DecimalType(38, 18), BooleanType, StringType, BinaryType, DateType, TimestampType, TimestampNTZType)
+    for (dt <- orderable) {
+      val x = attr("x", dt)
+      assert(check(Seq(win(agg(Min(x)), byK, runningRange), win(agg(Max(x)), byK, wholeRows),
+        win(agg(Count(x)), byK, runningRows)), byK).isRight, s"min/max/count of $dt")
+    }
+    for (dt <- Seq(ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType, DecimalType(5, 2))) {
+      val x = attr("x", dt)
+      assert(check(Seq(win(agg(Sum(x, legacy)), byK, runningRange),
+        win(agg(Average(x, EvalMode.LEGACY)), byK, wholeRows)), byK).isRight, s"sum/avg of $dt")
+    }
+    // count counts values of any bufferable type, not only orderable ones
+    assert(check(Seq(win(agg(Count(map)), byK, wholeRows)), byK).isRight)
+  }
+
+  test("supported: sliding ROWS frames (moving, shrinking, offset) for count, min, max and non-decimal sum/avg") {
+    val frames = Seq(
+      rows(preceding(1), CurrentRow) -> FrameShape.SlidingRows(Some(-1), Some(0)),
+      rows(Literal(-2), Literal(3)) -> FrameShape.SlidingRows(Some(-2), Some(3)),
+      rows(CurrentRow, UnboundedFollowing) -> FrameShape.SlidingRows(Some(0), None),
+      rows(UnboundedPreceding, preceding(1)) -> FrameShape.SlidingRows(None, Some(-1)),
+      rows(Literal(1), Literal(5)) -> FrameShape.SlidingRows(Some(1), Some(5)))
+    for ((frame, shape) <- frames) {
+      val p = plan(Seq(win(agg(Min(s)), byK, frame), win(agg(Count(Literal(1))), byK, frame),
+        win(agg(Sum(l, legacy)), byK, frame), win(agg(Average(d, EvalMode.ANSI)), byK, frame)))
+      assert(p.functions.forall { case a: AggregateSpec => a.frame == shape; case _ => false },
+        s"${frame.sql}: ${p.functions}")
+      assert(!p.needsPeers)
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Unsupported: precise reasons
+
+  test("unsupported: moving and shrinking RANGE frames name the function and the frame as users write it") {
+    val r1 = reason(Seq(win(agg(Sum(i, legacy)), byK, range(preceding(1), CurrentRow))))
+    assertMentions(r1, "sum", "RANGE BETWEEN 1 PRECEDING AND CURRENT ROW", "not supported")
+    val r2 = reason(Seq(win(agg(Max(d)), byK, range(CurrentRow, UnboundedFollowing))))
+    assertMentions(r2, "max", "RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING")
+    val r3 = reason(Seq(win(agg(Count(i)), byK, range(Literal(2), Literal(5)))))
+    assertMentions(r3, "count", "RANGE BETWEEN 2 FOLLOWING AND 5 FOLLOWING")
+    // and list what is supported
+    assertMentions(r1, "supported frames", FrameShape.RunningRange.sql)
+  }
+
+  test("unsupported aggregates: stddev, collect_list, first name themselves and list what is supported") {
+    for ((fn, name) <- Seq(StddevSamp(d) -> "stddev", CollectList(i) -> "collect_list",
+        First(i, false) -> "first", VariancePop(d) -> "var_pop")) {
+      val r = reason(Seq(win(agg(fn), byK, wholeRows)))
+      assertMentions(r, name, "not supported", "count, sum, avg, min, max")
+    }
+  }
+
+  test("unsupported window functions: nth_value names itself") {
+    assertMentions(reason(Seq(win(NthValue(i, Literal(2), false), byK, wholeRows))), "nth_value", "not supported")
+  }
+
+  test("unsupported: DISTINCT aggregates and FILTER clauses") {
+    assertMentions(reason(Seq(win(agg(Sum(i, legacy), distinct = true), byK, wholeRows))), "sum", "DISTINCT")
+    assertMentions(reason(Seq(win(agg(Count(s), distinct = true), byK, runningRows))), "count", "DISTINCT")
+    assertMentions(
+      reason(Seq(win(agg(Max(i), filter = Some(GreaterThan(k, Literal(0)))), byK, wholeRows))),
+      "max", "FILTER")
+    val partial = win(AggregateExpression(Sum(i, legacy), Partial, isDistinct = false), byK, wholeRows)
+    assertMentions(reason(Seq(partial)), "sum", "Partial")
+  }
+
+  test("unsupported input types name the function and the type") {
+    assertMentions(reason(Seq(win(agg(Min(arr)), byK, runningRows))), "min", "ARRAY<INT>", "not supported")
+    assertMentions(reason(Seq(win(agg(Max(map)), byK, wholeRows))), "max", "MAP<INT, STRING>")
+    assertMentions(reason(Seq(win(agg(Sum(s, legacy)), byK, wholeRows))), "sum", "STRING")
+    assertMentions(reason(Seq(win(agg(Average(attr("b", BooleanType), EvalMode.LEGACY)), byK, wholeRows))),
+      "avg", "BOOLEAN")
+    val lcase = attr("c", StringType("UTF8_LCASE"))
+    assertMentions(reason(Seq(win(agg(Min(lcase)), byK, wholeRows))), "min", "UTF8_LCASE")
+    // the reason lists the supported input types
+    assertMentions(reason(Seq(win(agg(Min(arr)), byK, runningRows))), "supported input types", "string")
+  }
+
+  test("unsupported lead/lag: non-constant offset, mismatched default type, unbufferable input") {
+    val nonConstant = reason(Seq(win(Lead(i, k, Literal.create(null, IntegerType), false), byK)))
+    assertMentions(nonConstant, "lead", "non-constant offset", "k")
+    val lagNonConstant = reason(Seq(win(Lag(i, Add(k, Literal(1)), Literal.create(null, IntegerType), false), byK)))
+    assertMentions(lagNonConstant, "lag", "non-constant offset")
+    assertMentions(reason(Seq(win(Lead(i, Literal(1), Literal("x"), false), byK))),
+      "lead", "default", "STRING", "INT")
+    val variant = attr("v", VariantType)
+    assertMentions(reason(Seq(win(Lag(variant, Literal(1), Literal.create(null, VariantType), false), byK))),
+      "lag", "VARIANT")
+  }
+
+  test("unsupported: ntile with a non-positive bucket count") {
+    assertMentions(reason(Seq(win(NTile(Literal(0)), byK))), "ntile", "0")
+  }
+
+  test("unsupported: peers of an order key fastwindow cannot compare name the function, key and type") {
+    val byArr = Seq(asc(arr))
+    assertMentions(reason(Seq(win(Rank(Seq(arr)), byArr)), byArr), "rank", "arr", "ARRAY<INT>")
+    assertMentions(reason(Seq(win(agg(Sum(i, legacy)), byArr, runningRange)), byArr),
+      "sum", FrameShape.RunningRange.sql, "ARRAY<INT>")
+    // the same function over a frame without peers is fine
+    assert(check(Seq(win(agg(Sum(i, legacy)), byArr, runningRows)), byArr).isRight)
+  }
+
+  test("unsupported: a window expression that also reads input columns") {
+    val e = Add(win(agg(Sum(i, legacy)), byK, wholeRows), l)
+    assertMentions(reason(Seq(e)), "reads input columns")
+  }
+
+  test("one unsupported function makes the whole node fall back, with that function's reason") {
+    val supported = Seq(win(RowNumber(), byK), win(agg(Sum(i, legacy)), byK, runningRows))
+    val r = reason(supported :+ win(agg(CollectList(i)), byK, wholeRows))
+    assertMentions(r, "collect_list")
+    val r2 = reason(win(agg(Min(map)), byK, wholeRows) +: supported)
+    assertMentions(r2, "min", "MAP")
+  }
+
+  test("the support matrix names every supported function and frame") {
+    val json = WindowSupport.supportMatrixJson
+    for (name <- WindowSupport.rankingFunctions ++ WindowSupport.offsetFunctions ++
+        WindowSupport.aggregates.map(_.name)) {
+      assert(json.contains("\"" + name + "\""), s"$name missing from $json")
+    }
+    assert(json.contains(FrameShape.RunningRange.sql) && json.contains(FrameShape.WholePartition.sql))
+  }
+}
