@@ -3,7 +3,8 @@
 The workload is an events table (``customer_id``, ``ts``, ``amount DECIMAL(12,2)``,
 ``amount_usd DOUBLE``, ``category`` with nulls) generated with ``spark.range`` and a query that
 computes, per customer: event sequence numbers, rank/dense_rank by time, previous/next amounts,
-running totals (the default RANGE frame and an explicit ROWS frame) and whole-customer
+running totals (the default RANGE frame and an explicit ROWS frame), 7-event rolling sums and
+maxima (a moving ROWS frame) and whole-customer
 avg/min/max/count.
 
 The input is generated once, hash-partitioned by customer and sorted, then cached and counted, so
@@ -41,6 +42,8 @@ SELECT *,
   sum(amount)     OVER w_ts  AS running_total,       -- default frame: RANGE, ties share a value
   sum(amount)     OVER w_run AS running_total_rows,  -- ROWS UNBOUNDED PRECEDING..CURRENT ROW
   sum(amount_usd) OVER w_run AS running_usd,
+  sum(amount)     OVER w_7   AS rolling_7_amount,    -- moving frame: this and 6 previous events
+  max(amount_usd) OVER w_7   AS rolling_7_max_usd,
   avg(amount)     OVER w_all AS customer_avg,
   min(amount)     OVER w_all AS customer_min,
   max(amount_usd) OVER w_all AS customer_max_usd,
@@ -52,6 +55,8 @@ WINDOW
   w_ts  AS (PARTITION BY customer_id ORDER BY ts),
   w_run AS (PARTITION BY customer_id ORDER BY ts, event_id
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+  w_7   AS (PARTITION BY customer_id ORDER BY ts, event_id
+            ROWS BETWEEN 6 PRECEDING AND CURRENT ROW),
   w_all AS (PARTITION BY customer_id)"""
 
 _CATEGORIES = ["grocery", "electronics", "travel", "dining", "fuel", "health", "apparel", "home"]

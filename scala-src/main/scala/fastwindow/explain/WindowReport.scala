@@ -1,6 +1,7 @@
 package fastwindow.explain
 
 import org.apache.spark.sql.{Dataset, ExtendedExplainGenerator}
+import org.apache.spark.sql.catalyst.expressions.{NamedExpression, SpecifiedWindowFrame, WindowExpression}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase}
@@ -21,6 +22,16 @@ final case class WindowReport(
     reason: Option[String])
 
 object WindowReport extends AdaptiveSparkPlanHelper {
+
+  /**
+   * A window expression's SQL with its frames written as users write them (Spark's own `sql`
+   * prints `2 PRECEDING` as `-2 FOLLOWING`).
+   */
+  def userSql(e: NamedExpression): String = {
+    val frames = e.collect { case w: WindowExpression => w.windowSpec.frameSpecification }
+      .collect { case f: SpecifiedWindowFrame => f }
+    frames.foldLeft(e.sql)((sql, f) => sql.replace(f.sql, WindowSupport.frameSql(f)))
+  }
 
   val NotInstalledReason: String =
     "fastwindow's planner strategy is not installed on this session (start it with " +
@@ -47,7 +58,7 @@ object WindowReport extends AdaptiveSparkPlanHelper {
     WindowReport(
       w.nodeName,
       fastwindow,
-      w.windowExpression.map(_.sql),
+      w.windowExpression.map(WindowReport.userSql),
       w.partitionSpec.map(_.sql),
       w.orderSpec.map(_.sql),
       reason)
