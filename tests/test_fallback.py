@@ -6,14 +6,14 @@ from helpers import assert_falls_back, run
 from pyspark.errors import PySparkException
 
 UNSUPPORTED = {
-    "moving_frame": (
-        "select p, id, sum(i) over (partition by p order by id rows between 1 preceding and "
+    "moving_range_frame": (
+        "select p, id, sum(i) over (partition by p order by id range between 1 preceding and "
         "current row) s from t",
-        "sum over the frame ROWS BETWEEN 1 PRECEDING AND CURRENT ROW is not supported yet"),
-    "shrinking_frame": (
-        "select p, id, min(d) over (partition by p order by id rows between current row and "
+        "sum over the frame RANGE BETWEEN 1 PRECEDING AND CURRENT ROW is not supported yet"),
+    "shrinking_range_frame": (
+        "select p, id, min(d) over (partition by p order by id range between current row and "
         "unbounded following) s from t",
-        "min over the frame ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING"),
+        "min over the frame RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING"),
     "filter_clause": (
         "select p, id, sum(i) filter (where i > 0) over (partition by p) s from t",
         "FILTER (WHERE ...) is not supported yet"),
@@ -44,20 +44,20 @@ def test_unsupported_falls_back_with_reason(spark, case):
 def test_one_unsupported_function_keeps_the_whole_node_on_spark(spark):
     # Same PARTITION BY and ORDER BY (frames may differ), hence one node: it must not be split.
     query = """select p, id, row_number() over (partition by p order by id) rn,
-                 sum(i) over (partition by p order by id rows between 2 preceding and current row) s
+                 sum(i) over (partition by p order by id range between 2 preceding and current row) s
                from t"""
     fast = run(spark, query, fastwindow_on=True)
     assert [r.operator for r in fast.reports] == ["Window"]
-    assert_falls_back(spark, query, "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW")
+    assert_falls_back(spark, query, "RANGE BETWEEN 2 PRECEDING AND CURRENT ROW")
 
 
 def test_other_nodes_of_the_query_still_run_on_fastwindow(spark):
     query = """select p, id, row_number() over (partition by p order by id) rn,
-                 sum(i) over (partition by g order by id rows between 1 preceding and current row) s
+                 sum(i) over (partition by g order by id range between 1 preceding and current row) s
                from t"""
     fast = run(spark, query, fastwindow_on=True)
     assert sorted(r.operator for r in fast.reports) == ["FastWindow", "Window"]
-    assert_falls_back(spark, query, "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW")
+    assert_falls_back(spark, query, "RANGE BETWEEN 1 PRECEDING AND CURRENT ROW")
 
 
 def test_disabled_session_runs_on_spark(spark):
@@ -78,7 +78,7 @@ def test_explain_reports_fastwindow_nodes(spark):
 
 
 def test_extended_explain_shows_the_report(spark):
-    df = spark.sql("select p, id, sum(i) over (partition by p order by id rows 1 preceding) s "
+    df = spark.sql("select p, id, sum(i) over (partition by p order by id range 1 preceding) s "
                    "from t")
     text = spark._jvm.PythonSQLUtils.explainString(df._jdf.queryExecution(), "extended")
     assert "fastwindow" in text and "not supported yet" in text
