@@ -68,6 +68,8 @@ class Workload:
     expressions: Sequence[str]
     window_size: Optional[int] = None
     order_key: str = "o"
+    #: DuckDB's spelling, where it differs from Spark's
+    duckdb_expressions: Optional[Sequence[str]] = None
 
 
 def _moving(fn: str, col: str, w: int) -> Workload:
@@ -96,8 +98,11 @@ WORKLOADS: List[Workload] = [
              ["row_number() OVER ({w})", "lag(x) OVER ({w})",
               "sum(d) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
               "avg(x) OVER ({w} ROWS BETWEEN 9 PRECEDING AND CURRENT ROW)", "max(x) OVER ({p})"]),
+    # Spark rejects median()/percentile_cont() over a frame; percentile(x, 0.5) is the same
+    # interpolated median and is allowed.
     Workload("rolling_median_w100", "median",
-             ["median(x) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"], 100),
+             ["percentile(x, 0.5) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"], 100,
+             duckdb_expressions=["median(x) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"]),
 ]
 
 QUICK_WORKLOADS = ["row_number", "lag_lead", "running_sum", "moving_sum_w10", "moving_max_w1000",
@@ -133,10 +138,12 @@ class Case:
 # SQL
 
 
-def query_sql(workload: Workload, shape: Shape, table: str) -> str:
+def query_sql(workload: Workload, shape: Shape, table: str, duckdb: bool = False) -> str:
     part = "PARTITION BY p " if shape.rows_per_partition else ""
     specs = {"w": f"{part}ORDER BY {workload.order_key}", "p": part.strip()}
-    cols = ", ".join(f"{e.format(**specs)} AS r{k}" for k, e in enumerate(workload.expressions))
+    expressions = (workload.duckdb_expressions or workload.expressions) if duckdb \
+        else workload.expressions
+    cols = ", ".join(f"{e.format(**specs)} AS r{k}" for k, e in enumerate(expressions))
     return f"SELECT p, o, {cols} FROM {table}"
 
 
@@ -255,7 +262,15 @@ class Runner:
                 for mode in modes:
                     table = (f"cached_{shape.name}_{key}" if mode == "window-only"
                              else f"raw_{shape.name}")
-                    self.cases.append(self._run_case(shape, rows, workload, mode, table))
+                    try:
+                        self.cases.append(self._run_case(shape, rows, workload, mode, table))
+                    except Exception as exc:  # one broken case must not lose the others
+                        case = Case(shape.name, workload.name, workload.group,
+                                    workload.window_size, rows, mode, operator="error",
+                                    results_agree=False,
+                                    disagreement=f"failed: {str(exc).splitlines()[0][:200]}")
+                        print(_case_line(case), flush=True)
+                        self.cases.append(case)
         finally:
             for prepared in cached.values():
                 prepared.unpersist()
@@ -285,7 +300,7 @@ class Runner:
                 self.spark.sql(sql).write.format("noop").mode("overwrite").save()
             runs[system.name] = spark_run
         if self.duck is not None:
-            duck_sql = query_sql(workload, shape, f"duck_{shape.name}")
+            duck_sql = query_sql(workload, shape, f"duck_{shape.name}", duckdb=True)
             runs["duckdb"] = lambda: self.duck.execute(
                 f"CREATE OR REPLACE TEMP TABLE bench_out AS {duck_sql}")
         case.systems = {name: SystemResult(name) for name in runs}
@@ -297,8 +312,7 @@ class Runner:
             _set(self.spark, system.confs)
             sums[system.name] = list(self.spark.sql(checksum).first())
         if self.duck is not None:
-            duck_checksum = _checksum_sql(query_sql(workload, shape, f"duck_{shape.name}"),
-                                          columns, float_columns).replace("xxhash64", "hash")
+            duck_checksum = _checksum_sql(duck_sql, columns, float_columns).replace("xxhash64", "hash")
             # DuckDB hashes differently: compare only counts and float sums with it.
             sums["duckdb"] = list(self.duck.execute(duck_checksum).fetchone())
         reference = sums.get("spark") or next(iter(sums.values()))
