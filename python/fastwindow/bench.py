@@ -448,10 +448,7 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
         ax.set_ylabel("speedup of fastwindow (log scale, >1 = faster)")
         ax.set_title("fastwindow speedup, window-only time (median)")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / "speedup.png", dpi=110)
-        plt.close(fig)
-        written.append("speedup.png")
+        written.append(_save(plt, fig, out / "speedup.png"))
     sized = [c for c in shown if c.group == "moving" and c.window_size]
     if sized:
         fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -469,11 +466,15 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
         ax.set_ylabel("ns per row (median, window-only)")
         ax.set_title("time per row vs window size")
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / "window_size.png", dpi=110)
-        plt.close(fig)
-        written.append("window_size.png")
+        written.append(_save(plt, fig, out / "window_size.png"))
     return written
+
+
+def _save(plt: Any, fig: Any, path: Path) -> str:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path.name
 
 
 # ------------------------------------------------------------------------------------------------
