@@ -31,6 +31,7 @@ import os
 import platform
 import statistics
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -226,6 +227,10 @@ def _compare_checksums(a: Sequence[Any], b: Sequence[Any]) -> Optional[str]:
 # Running
 
 
+class TimeLimitExceeded(Exception):
+    """A Spark run was cancelled after --max-seconds (recorded as such, not as a time)."""
+
+
 class Runner:
     def __init__(self, spark: Any, args: argparse.Namespace, duck: Any) -> None:
         self.spark = spark
@@ -236,6 +241,21 @@ class Runner:
             print(f"note: {SEGMENT_TREE_KEY} is not defined in this Spark; skipping spark_segtree")
             self.systems = [s for s in self.systems if s.name != "spark_segtree"]
         self.cases: List[Case] = []
+
+    def _with_time_limit(self, action: Callable[[], Any]) -> None:
+        """Runs a Spark action, cancelling its jobs after --max-seconds (quadratic baselines on
+        large partitions would otherwise take hours)."""
+        sc = self.spark.sparkContext
+        timer = threading.Timer(self.args.max_seconds, sc.cancelAllJobs)
+        timer.start()
+        try:
+            action()
+        except Exception as exc:
+            if not timer.is_alive():
+                raise TimeLimitExceeded() from exc
+            raise
+        finally:
+            timer.cancel()
 
     def run_shape(self, shape: Shape, rows: int, workloads: Sequence[Workload]) -> None:
         data = Path(self.args.out) / "data" / f"{shape.name}_{rows}.parquet"
@@ -297,7 +317,8 @@ class Runner:
         for system in self.systems:
             def spark_run(s: System = system) -> None:
                 _set(self.spark, s.confs)
-                self.spark.sql(sql).write.format("noop").mode("overwrite").save()
+                self._with_time_limit(
+                    lambda: self.spark.sql(sql).write.format("noop").mode("overwrite").save())
             runs[system.name] = spark_run
         if self.duck is not None:
             duck_sql = query_sql(workload, shape, f"duck_{shape.name}", duckdb=True)
@@ -310,7 +331,11 @@ class Runner:
         checksum = _checksum_sql(sql, columns, float_columns)
         for system in self.systems:
             _set(self.spark, system.confs)
-            sums[system.name] = list(self.spark.sql(checksum).first())
+            try:
+                self._with_time_limit(
+                    lambda: sums.__setitem__(system.name, list(self.spark.sql(checksum).first())))
+            except TimeLimitExceeded:
+                case.systems[system.name].note = f"cancelled after {self.args.max_seconds:.0f}s"
         if self.duck is not None:
             duck_checksum = _checksum_sql(duck_sql, columns, float_columns).replace("xxhash64", "hash")
             # DuckDB hashes differently: compare only counts and float sums with it.
@@ -327,15 +352,21 @@ class Runner:
                 diff = _compare_checksums(values, reference)
             if diff:
                 problems.append(f"{name}: {diff}")
-        case.results_agree = not problems
+        case.results_agree = (not problems) if len(sums) > 1 else None
         case.disagreement = "; ".join(filter(None, [case.disagreement] + problems))
 
         budget = self.args.max_seconds
         for name, action in runs.items():               # warm-up (and the slow-system check)
-            first = _timed(action)
-            if first > budget:
+            if case.systems[name].note:
+                continue
+            try:
+                first = _timed(action)
+            except TimeLimitExceeded:
+                case.systems[name].note = f"cancelled after {budget:.0f}s"
+                continue
+            if first > budget / 2:
                 case.systems[name].seconds.append(first)
-                case.systems[name].note = f"1 run: warm-up took {first:.0f}s > --max-seconds"
+                case.systems[name].note = f"1 run: warm-up took {first:.0f}s"
         for _ in range(self.args.repeat):                # interleaved rounds
             for name, action in runs.items():
                 if not case.systems[name].note:
@@ -361,7 +392,8 @@ def _case_line(case: Case) -> str:
     times = "  ".join(f"{n} {r.median:.3f}s" for n, r in case.systems.items() if r.median)
     ratios = "  ".join(f"vs {o} {_ratio(case, o):.2f}x" for o in case.systems
                        if o != "fastwindow" and _ratio(case, o))
-    ok = "agree" if case.results_agree else f"DIFFER ({case.disagreement})"
+    ok = {True: "agree", None: "unchecked (one system finished)"}.get(
+        case.results_agree, f"DIFFER ({case.disagreement})")
     return (f"{case.shape:5s} {case.mode:11s} {case.workload:20s} [{case.operator}] "
             f"{times}  |  {ratios}  | results {ok}")
 
@@ -408,12 +440,15 @@ def markdown(cases: Sequence[Case], info: Dict[str, Any], command: str) -> str:
         for o in others:
             r = _ratio(c, o)
             row += [_fmt(c.systems.get(o)), f"**{r:.2f}x**" if r else "–"]
-        row.append("agree" if c.results_agree else f"DIFFER: {c.disagreement}")
+        row.append({True: "agree", None: "unchecked (one system finished)"}.get(
+            c.results_agree, f"DIFFER: {c.disagreement}"))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
 
 
 def _fmt(r: Optional[SystemResult]) -> str:
+    if r and not r.seconds and r.note:
+        return f"> ({r.note})"
     if not r or not r.seconds:
         return "–"
     if len(r.seconds) == 1:
@@ -495,7 +530,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated systems to compare")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per system (median reported)")
     p.add_argument("--max-seconds", type=float, default=60.0,
-                   help="a system whose warm-up run takes longer is timed once only")
+                   help="a Spark run taking longer is cancelled and reported as such; a warm-up "
+                        "taking over half of it is the only run of that system")
     p.add_argument("--partitions", type=int, default=2, help="Spark partitions of the input")
     p.add_argument("--master", default="local[2]")
     p.add_argument("--driver-memory", default="6g")
@@ -578,7 +614,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     written = charts(cases, out)
     print(f"\nwrote {out / 'results.json'}, {out / 'results.md'}"
           + "".join(f", {out / w}" for w in written))
-    disagreeing = [c for c in cases if not c.results_agree]
+    disagreeing = [c for c in cases if c.results_agree is False]
     if disagreeing:
         print(f"bench: {len(disagreeing)} case(s) where the systems' results differ", file=sys.stderr)
         return 1
