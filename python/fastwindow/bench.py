@@ -468,7 +468,7 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
     shown = [c for c in cases if c.mode == "window-only"]
     others = [s for s in ("spark", "spark_segtree", "duckdb") if any(s in c.systems for c in shown)]
     if shown:
-        fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(shown) * max(1, len(others))), 5))
+        fig, ax = plt.subplots(figsize=(min(24, max(8, 0.45 * len(shown))), 6))
         width = 0.8 / max(1, len(others))
         for k, o in enumerate(others):
             xs = [i + k * width for i in range(len(shown))]
@@ -487,6 +487,9 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
     sized = [c for c in shown if c.group == "moving" and c.window_size]
     if sized:
         fig, ax = plt.subplots(figsize=(7, 4.5))
+        colors = {"fastwindow": "tab:red", "spark": "tab:blue", "spark_segtree": "tab:green",
+                  "duckdb": "tab:gray"}
+        styles = dict(zip(sorted({c.shape for c in sized}), ["-", "--", ":"]))
         for shape in sorted({c.shape for c in sized}):
             for system in ("fastwindow", *others):
                 pts = sorted((c.window_size, c.systems[system].median / c.rows * 1e9)
@@ -494,6 +497,7 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
                              and c.systems[system].median and c.workload.startswith("moving_sum"))
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                            color=colors.get(system), linestyle=styles[shape],
                             label=f"{system} ({shape})")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -537,6 +541,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--driver-memory", default="6g")
     p.add_argument("--out", default="bench-results", help="output directory")
     p.add_argument("--list", action="store_true", help="list workloads and shapes, then exit")
+    p.add_argument("--replot", metavar="DIR",
+                   help="redraw the charts and markdown of an earlier run's DIR/results.json")
     return p
 
 
@@ -552,6 +558,18 @@ def _select_workloads(spec: Optional[str], quick: bool) -> List[Workload]:
     return chosen
 
 
+def replot(out: Path) -> int:
+    """Rewrites results.md and the charts of an earlier run from its results.json."""
+    data = json.loads((out / "results.json").read_text())
+    cases = []
+    for c in data["cases"]:
+        systems = {n: SystemResult(**r) for n, r in c.pop("systems").items()}
+        cases.append(Case(**c, systems=systems))
+    (out / "results.md").write_text(markdown(cases, data["machine"], data["command"]))
+    charts(cases, out)
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     if args.list:
@@ -560,6 +578,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for s in SHAPES.values():
             print(f"shape {s.name:6s} {s.description}")
         return 0
+    if args.replot:
+        return replot(Path(args.replot))
     rows = args.rows or (200_000 if args.quick else 1_000_000)
     shape_names = (args.shapes or ("small" if args.quick else ",".join(SHAPES))).split(",")
     unknown = [s for s in shape_names if s not in SHAPES]
