@@ -16,8 +16,8 @@ import json
 import os
 import sys
 import warnings
-from dataclasses import dataclass
-from typing import Any, Iterable, List, Optional, Tuple, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Tuple, TypeVar
 
 from ._errors import FastWindowError
 from ._jar import check_spark_version, has_class, jar_path
@@ -310,6 +310,9 @@ class WindowReport:
         partition_spec: its PARTITION BY expressions.
         order_spec: its ORDER BY expressions.
         reason: for an operator Spark runs, why fastwindow did not take it (None otherwise).
+        metrics: once the query has run, FastWindow's SQL metrics by name (e.g.
+            ``numStreamedPartitions``, ``numBufferedPartitions``, ``spillSize``,
+            ``peakMemory`` in bytes); empty before execution and for Spark's operator.
     """
 
     operator: str
@@ -318,6 +321,7 @@ class WindowReport:
     partition_spec: Tuple[str, ...] = ()
     order_spec: Tuple[str, ...] = ()
     reason: Optional[str] = None
+    metrics: Dict[str, int] = field(default_factory=dict, compare=False)
 
     @classmethod
     def from_json(cls, obj: dict) -> "WindowReport":
@@ -335,6 +339,7 @@ class WindowReport:
             partition_spec=strings("partitionSpec"),
             order_spec=strings("orderSpec"),
             reason=None if reason is None else str(reason),
+            metrics={str(k): int(v) for k, v in (obj.get("metrics") or {}).items()},
         )
 
     def __str__(self) -> str:
@@ -348,6 +353,8 @@ class WindowReport:
         lines += [f"    {expr}" for expr in self.window_expressions]
         if self.reason:
             lines.append(f"    not accelerated: {self.reason}")
+        if self.metrics:
+            lines.append("    metrics: " + ", ".join(f"{k}={v}" for k, v in self.metrics.items()))
         return "\n".join(lines)
 
 

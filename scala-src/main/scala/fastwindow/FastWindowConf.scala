@@ -78,8 +78,30 @@ object FastWindowConf {
       "Spark's WindowExec.",
     parse = bool("spark.fastwindow.logFallback"))
 
+  private def positiveInt(key: String)(raw: String): Int =
+    raw.toIntOption.filter(_ > 0).getOrElse(throw badValue(key, raw, "a positive integer"))
+
+  val STREAMING_ENABLED: Entry[Boolean] = Entry(
+    "spark.fastwindow.streaming.enabled",
+    default = true,
+    doc = "Evaluate windows whose functions need only a bounded number of neighbouring rows " +
+      "(row_number, rank, dense_rank, lead/lag, running frames, moving ROWS frames) while rows " +
+      "stream through, holding O(frame) rows instead of the partition. When false every " +
+      "partition is buffered whole, as WindowExec does.",
+    parse = bool("spark.fastwindow.streaming.enabled"))
+
+  val STREAMING_MAX_PENDING_ROWS: Entry[Int] = Entry(
+    "spark.fastwindow.streaming.maxPendingRows",
+    default = 4096,
+    doc = "While streaming, input rows waiting for their results (a lead's offset, a group of " +
+      "ORDER BY ties under a RANGE frame) are held in memory up to this many rows; past it the " +
+      "rest of that partition goes to Spark's spillable window buffer and is emitted when the " +
+      "partition ends.",
+    parse = positiveInt("spark.fastwindow.streaming.maxPendingRows"))
+
   /** All keys, in documentation order. */
-  val entries: Seq[Entry[_]] = Seq(ENABLED, CODEGEN_MODE, LOG_FALLBACK)
+  val entries: Seq[Entry[_]] =
+    Seq(ENABLED, CODEGEN_MODE, LOG_FALLBACK, STREAMING_ENABLED, STREAMING_MAX_PENDING_ROWS)
 
   /** A markdown table of every key: the README's configuration section. */
   def markdownTable: String = {

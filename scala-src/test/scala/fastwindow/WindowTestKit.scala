@@ -12,7 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import fastwindow.codegen.EvaluatorCodegen
 import fastwindow.exec.{EvaluatorLayout, InterpretedEvaluator, WindowEvaluator}
-import fastwindow.planning.{WindowPlan, WindowSupport}
+import fastwindow.planning.{StreamBounds, WindowPlan, WindowSupport}
 
 /**
  * Shared helpers for the evaluator tests: building window expressions and plans the way Spark's
@@ -102,23 +102,70 @@ object WindowTestKit {
    * Runs one partition through `ev` by the WindowEvaluator protocol and returns, per row, the
    * function results (by function ordinal), copied out of the result row. `feed` may turn each
    * input row into a reused row (e.g. an UnsafeProjection's result) to check that ingest copies.
+   *
+   * When the plan can stream, the partition is run a second time the streaming way (each row
+   * written as soon as its bounds allow, buffered rows discarded after every write, as eagerly as
+   * the bounds permit) and both runs must agree, so every kernel test also tests streaming.
    */
   def runPartition(
       ev: WindowEvaluator,
       layout: EvaluatorLayout,
       rows: Seq[InternalRow],
       feed: InternalRow => InternalRow = identity): Results = {
-    val types = layout.functionTypes
     ev.startPartition()
     assert(ev.numRows == 0, s"numRows is ${ev.numRows} right after startPartition")
     rows.foreach(r => ev.ingest(feed(r)))
     assert(ev.numRows == rows.size, s"numRows is ${ev.numRows} after ingesting ${rows.size} rows")
     ev.finishPartition()
-    val out = new SpecificInternalRow(types)
-    (0 until rows.size).map { i =>
-      ev.write(i, out)
-      types.indices.map { k => if (out.isNullAt(k)) null else copyValue(out.get(k, types(k))) }
+    val out = new SpecificInternalRow(layout.functionTypes)
+    val buffered = rows.indices.map(i => writeRow(ev, i, out, layout.functionTypes))
+    layout.plan.streamBounds.foreach { bounds =>
+      val streamed = runStreaming(ev, layout, rows, feed, bounds)
+      val types = layout.functionTypes
+      for (i <- buffered.indices; k <- types.indices) {
+        assert(same(streamed(i)(k), buffered(i)(k), types(k)),
+          s"row $i, function $k: streamed ${show(streamed(i)(k), types(k))} " +
+            s"but buffered ${show(buffered(i)(k), types(k))}")
+      }
     }
+    buffered
+  }
+
+  private def writeRow(
+      ev: WindowEvaluator,
+      i: Int,
+      out: InternalRow,
+      types: Seq[DataType]): IndexedSeq[Any] = {
+    ev.write(i, out)
+    types.indices.map { k => if (out.isNullAt(k)) null else copyValue(out.get(k, types(k))) }
+  }
+
+  /** The streaming protocol, discarding rows after every write (see [[runPartition]]). */
+  def runStreaming(
+      ev: WindowEvaluator,
+      layout: EvaluatorLayout,
+      rows: Seq[InternalRow],
+      feed: InternalRow => InternalRow,
+      bounds: StreamBounds): Results = {
+    val out = new SpecificInternalRow(layout.functionTypes)
+    val results = scala.collection.mutable.ArrayBuffer.empty[IndexedSeq[Any]]
+    def ready(complete: Boolean): Int =
+      if (complete) ev.numRows
+      else if (bounds.waitsForPeers) math.min(ev.numRows - bounds.lookahead, ev.lastPeerGroupStart)
+      else ev.numRows - bounds.lookahead
+    def writeReady(complete: Boolean): Unit = while (results.size < ready(complete)) {
+      results += writeRow(ev, results.size, out, layout.functionTypes)
+      val keepFrom = math.min(results.size.toLong - bounds.history, ev.numRows - 1L)
+      if (keepFrom > ev.firstBufferedRow) ev.discardBefore(keepFrom.toInt)
+    }
+    ev.startPartition()
+    rows.foreach { r =>
+      ev.ingest(feed(r))
+      writeReady(complete = false)
+    }
+    ev.finishPartition()
+    writeReady(complete = true)
+    results.toIndexedSeq
   }
 
   /** A feed that writes every row into one reused UnsafeRow, as Spark's operators do. */

@@ -39,9 +39,17 @@ sealed abstract class Column(val dataType: DataType) {
     growValues(newCapacity, used)
   }
 
+  /** Moves rows `d until d + count` to `0 until count` (a streaming evaluator dropped d rows). */
+  final def shift(d: Int, count: Int): Unit = {
+    System.arraycopy(nulls, d, nulls, 0, count)
+    System.arraycopy(valueArray, d, valueArray, 0, count)
+  }
+
   protected def putNonNull(row: Int, value: Any): Unit
   protected def getNonNull(row: Int): Any
   protected def growValues(newCapacity: Int, used: Int): Unit
+  /** The primitive (or object) array holding the values. */
+  protected def valueArray: AnyRef
 
   def getBoolean(row: Int): Boolean = unsupported("boolean")
   def getByte(row: Int): Byte = unsupported("byte")
@@ -85,6 +93,7 @@ final class BooleanColumn(dt: DataType) extends Column(dt) {
   override def getBoolean(row: Int): Boolean = values(row)
   override protected def growValues(n: Int, used: Int): Unit =
     values = java.util.Arrays.copyOf(values, n)
+  override protected def valueArray: AnyRef = values
 }
 
 final class ByteColumn(dt: DataType) extends Column(dt) {
@@ -95,6 +104,7 @@ final class ByteColumn(dt: DataType) extends Column(dt) {
   override def getByte(row: Int): Byte = values(row)
   override protected def growValues(n: Int, used: Int): Unit =
     values = java.util.Arrays.copyOf(values, n)
+  override protected def valueArray: AnyRef = values
 }
 
 final class ShortColumn(dt: DataType) extends Column(dt) {
@@ -105,6 +115,7 @@ final class ShortColumn(dt: DataType) extends Column(dt) {
   override def getShort(row: Int): Short = values(row)
   override protected def growValues(n: Int, used: Int): Unit =
     values = java.util.Arrays.copyOf(values, n)
+  override protected def valueArray: AnyRef = values
 }
 
 final class IntColumn(dt: DataType) extends Column(dt) {
@@ -115,6 +126,7 @@ final class IntColumn(dt: DataType) extends Column(dt) {
   override def getInt(row: Int): Int = values(row)
   override protected def growValues(n: Int, used: Int): Unit =
     values = java.util.Arrays.copyOf(values, n)
+  override protected def valueArray: AnyRef = values
 }
 
 final class LongColumn(dt: DataType) extends Column(dt) {
@@ -125,6 +137,7 @@ final class LongColumn(dt: DataType) extends Column(dt) {
   override def getLong(row: Int): Long = values(row)
   override protected def growValues(n: Int, used: Int): Unit =
     values = java.util.Arrays.copyOf(values, n)
+  override protected def valueArray: AnyRef = values
 }
 
 final class FloatColumn(dt: DataType) extends Column(dt) {
@@ -135,6 +148,7 @@ final class FloatColumn(dt: DataType) extends Column(dt) {
   override def getFloat(row: Int): Float = values(row)
   override protected def growValues(n: Int, used: Int): Unit =
     values = java.util.Arrays.copyOf(values, n)
+  override protected def valueArray: AnyRef = values
 }
 
 final class DoubleColumn(dt: DataType) extends Column(dt) {
@@ -145,6 +159,7 @@ final class DoubleColumn(dt: DataType) extends Column(dt) {
   override def getDouble(row: Int): Double = values(row)
   override protected def growValues(n: Int, used: Int): Unit =
     values = java.util.Arrays.copyOf(values, n)
+  override protected def valueArray: AnyRef = values
 }
 
 /** Decimals, strings, binary, intervals and nested values, each owned by the column. */
@@ -155,6 +170,7 @@ final class ObjectColumn(dt: DataType) extends Column(dt) {
   override protected def getNonNull(row: Int): Any = values(row)
   override protected def growValues(n: Int, used: Int): Unit =
     values = java.util.Arrays.copyOf(values, n)
+  override protected def valueArray: AnyRef = values
 }
 
 /**

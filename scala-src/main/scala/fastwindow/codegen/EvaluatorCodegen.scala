@@ -82,8 +82,16 @@ object EvaluatorCodegen {
       case a: AggregateSpec =>
         AggregateKernel.generate(a, layout.columnarAggregate(a), layout.columnAttributes, g)
     }
-    val finishCalls = kernels.filter(_.finishPartition.trim.nonEmpty).map { k =>
-      g.method("finish", "final int n", k.finishPartition) + "(n);"
+    def calls(code: KernelCode => String, prefix: String, params: String, args: String) =
+      kernels.map(code).filter(_.trim.nonEmpty).map { body =>
+        g.method(prefix, params, body) + s"($args);"
+      }.mkString("\n")
+    val startCalls = calls(_.start, "start", "", "")
+    val finishCalls = calls(_.finishPartition, "finish", "final int n", "n")
+    val shiftCalls = calls(_.shift, "shift", "final int d", "d")
+    val shiftColumns = columns.map { c =>
+      s"System.arraycopy(${g.valuesArray(c)}, d, ${g.valuesArray(c)}, 0, kept);\n" +
+        s"System.arraycopy(${g.nullsArray(c)}, d, ${g.nullsArray(c)}, 0, kept);"
     }.mkString("\n")
     val writeCalls = kernels.map { k =>
       g.method("write", "final int i, final int n, InternalRow out", k.write) + "(i, n, out);"
@@ -98,9 +106,12 @@ object EvaluatorCodegen {
          |
          |final class SpecificWindowEvaluator extends $evaluatorClass {
          |  private Object[] references;
+         |  // Buffered row r is the partition's row base + r (rows before base were discarded).
+         |  private int ${g.base} = 0;
          |  private int rows = 0;
          |  private int capacity = 0;
          |  private boolean[] peerBreak = new boolean[0];
+         |  private int lastPeerStart = 0;
          |  private int ${g.peerStart} = 0;
          |  private int ${g.peerEnd} = 0;
          |  private int ${g.peerIndex} = 0;
@@ -113,15 +124,26 @@ object EvaluatorCodegen {
          |    growColumns(${Column.InitialCapacity});
          |  }
          |
-         |  public int numRows() { return rows; }
+         |  public int numRows() { return ${g.base} + rows; }
+         |  public int firstBufferedRow() { return ${g.base}; }
+         |  public int lastPeerGroupStart() { return ${g.base} + lastPeerStart; }
+         |  public long bufferBytes() { return ${layout.bytesPerRow}L * capacity; }
          |
-         |  public void startPartition() { rows = 0; }
+         |  public void startPartition() {
+         |    rows = 0;
+         |    ${g.base} = 0;
+         |    lastPeerStart = 0;
+         |    ${g.peerStart} = 0;
+         |    ${g.peerEnd} = 0;
+         |    ${g.peerIndex} = 0;
+         |    $startCalls
+         |  }
          |
          |  public void ingest(InternalRow row) {
          |    final int r = rows;
          |    if (r == capacity) growColumns(r + 1);
          |    $extract
-         |    ${if (needsPeers) "peerBreak[r] = r == 0 || !samePeerKeys(r, r - 1);" else ""}
+         |    ${if (needsPeers) recordPeerBreak else ""}
          |    rows = r + 1;
          |  }
          |
@@ -135,10 +157,25 @@ object EvaluatorCodegen {
          |    $finishCalls
          |  }
          |
-         |  public void write(final int i, InternalRow out) {
+         |  public void write(final int row, InternalRow out) {
+         |    final int i = row - ${g.base};
          |    final int n = rows;
          |    ${if (needsPeers) advancePeers(g) else ""}
          |    $writeCalls
+         |  }
+         |
+         |  public void discardBefore(final int row) {
+         |    final int d = row - ${g.base};
+         |    if (d <= 0) return;
+         |    final int kept = rows - d;
+         |    $shiftColumns
+         |    ${if (needsPeers) "System.arraycopy(peerBreak, d, peerBreak, 0, kept);" else ""}
+         |    $shiftCalls
+         |    lastPeerStart -= d;
+         |    ${g.peerStart} -= d;
+         |    ${g.peerEnd} -= d;
+         |    ${g.base} += d;
+         |    rows = kept;
          |  }
          |
          |  private void growColumns(int minCapacity) {
@@ -161,15 +198,23 @@ object EvaluatorCodegen {
   private def newArray(javaType: String, size: String): String =
     if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[$size][]" else s"new $javaType[$size]"
 
-  /** Same walk as [[fastwindow.kernels.PeerGroups.advance]]. */
+  /** Same as [[fastwindow.kernels.PartitionCursor]]'s ingest step. */
+  private val recordPeerBreak =
+    s"""
+       |final boolean peerBreakAtR = base + r == 0 || !samePeerKeys(r, r - 1);
+       |peerBreak[r] = peerBreakAtR;
+       |if (peerBreakAtR) lastPeerStart = r;
+     """.stripMargin
+
+  /** Same walk as [[fastwindow.kernels.PartitionCursor.advance]]. */
   private def advancePeers(g: GenContext): String =
     s"""
-       |if (i == 0 || peerBreak[i]) {
+       |if (peerBreak[i]) {
        |  ${g.peerStart} = i;
        |  int e = i + 1;
        |  while (e < n && !peerBreak[e]) e++;
        |  ${g.peerEnd} = e;
-       |  ${g.peerIndex} = (i == 0) ? 1 : ${g.peerIndex} + 1;
+       |  ${g.peerIndex}++;
        |}
      """.stripMargin
 }

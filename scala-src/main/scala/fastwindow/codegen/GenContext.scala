@@ -9,11 +9,13 @@ import fastwindow.exec.{ColumnSpec, EvaluatorLayout}
  * The vocabulary kernels use to emit Java for the generated evaluator: how to read a buffered
  * column, write a result, declare state and methods, and bind Spark expressions to columns.
  *
- * Names in scope for kernel code: `i` (current row), `n` (rows in the partition), `out` (the
- * result row), and the peer-group fields [[peerStart]], [[peerEnd]], [[peerIndex]].
+ * Names in scope for kernel code: `i` (current buffered row), `n` (rows buffered), `out` (the
+ * result row), [[base]] (the partition position of buffered row 0) and the peer-group fields
+ * [[peerStart]], [[peerEnd]], [[peerIndex]] (see [[fastwindow.kernels.PartitionCursor]]).
  */
 final class GenContext(val ctx: CodegenContext, layout: EvaluatorLayout) {
 
+  val base = "base"
   val peerStart = "peerStart"
   val peerEnd = "peerEnd"
   val peerIndex = "peerIndex"

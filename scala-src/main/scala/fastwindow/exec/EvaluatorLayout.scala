@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.types.DataType
 
+import fastwindow.buffer.ColumnType
 import fastwindow.planning.{AggregateSpec, OffsetSpec, WindowPlan}
 
 /**
@@ -68,6 +69,16 @@ final case class EvaluatorLayout(plan: WindowPlan, childOutput: Seq[Attribute]) 
 
   /** Types of the function results the evaluator writes, by function ordinal. */
   val functionTypes: Seq[DataType] = plan.functions.map(_.resultType)
+
+  /**
+   * Estimated bytes per buffered row: each column's value (a reference plus the object's default
+   * size when not primitive) and null flag, and the peer-group flag.
+   */
+  val bytesPerRow: Long = columns.map { c =>
+    val value = if (ColumnType.isPrimitive(c.dataType)) c.dataType.defaultSize
+      else 8 + c.dataType.defaultSize
+    value + 1L
+  }.sum + (if (plan.needsPeers) 1 else 0)
 
   /** Types of the operator's window outputs, in window expression order. */
   val outputTypes: Seq[DataType] = plan.outputs.map(_.dataType)

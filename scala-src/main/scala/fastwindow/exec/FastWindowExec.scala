@@ -1,6 +1,6 @@
 package fastwindow.exec
 
-import org.apache.spark.SparkException
+import org.apache.spark.{SparkException, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, InterpretedOrdering, InterpretedUnsafeProjection, JoinedRow, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
@@ -25,8 +25,10 @@ import fastwindow.planning.WindowSupport
  * `child.output ++ window attributes` with the same nullability, and preserves input order.
  *
  * Per task it runs a [[WindowPartitionIterator]] with a [[WindowEvaluator]] (generated, or its
- * interpreted twin); each window partition is buffered in Spark's spillable row buffer while its
- * function inputs are extracted into primitive columns, then each row is emitted with its results.
+ * interpreted twin): function inputs are extracted into primitive columns as rows arrive; when
+ * every function needs only bounded look-ahead and history the rows stream through (see
+ * [[fastwindow.planning.StreamBounds]]), otherwise each window partition is buffered in Spark's
+ * spillable row buffer and emitted with its results once complete.
  *
  * Only planned by [[fastwindow.planning.FastWindowStrategy]] after [[WindowSupport.check]] accepted
  * the node, which `doExecute` re-derives (it is deterministic) rather than serializing it.
@@ -42,7 +44,12 @@ case class FastWindowExec(
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numWindowPartitions" -> SQLMetrics.createMetric(sparkContext, "number of window partitions"),
+    "numStreamedPartitions" ->
+      SQLMetrics.createMetric(sparkContext, "window partitions streamed"),
+    "numBufferedPartitions" ->
+      SQLMetrics.createMetric(sparkContext, "window partitions buffered whole"),
     "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak column and queue memory"),
     "numInterpretedTasks" ->
       SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"))
 
@@ -61,25 +68,34 @@ case class FastWindowExec(
     val functionTypes = layout.functionTypes
     val outputs = plan.outputs
     val iteratorMetrics = WindowPartitionIterator.Metrics(
-      longMetric("numOutputRows"), longMetric("numWindowPartitions"), longMetric("spillSize"))
+      longMetric("numOutputRows"), longMetric("numWindowPartitions"),
+      longMetric("numStreamedPartitions"), longMetric("numBufferedPartitions"),
+      longMetric("spillSize"), longMetric("peakMemory"))
+    val streaming =
+      if (FastWindowConf.STREAMING_ENABLED.get(conf)) plan.streamBounds else None
+    val maxPendingRows = FastWindowConf.STREAMING_MAX_PENDING_ROWS.get(conf)
     val interpretedTasks = longMetric("numInterpretedTasks")
     val bufferThresholds = PartitionRowBuffer.thresholds(conf)
 
     child.execute().mapPartitions { rows =>
       val (evaluator, generated) = factory.create()
       if (!generated) interpretedTasks += 1
-      new WindowPartitionIterator(
+      val iterator = new WindowPartitionIterator(
         rows,
         toUnsafe = UnsafeProjection.create(childOutput, childOutput),
         groupKey = UnsafeProjection.create(partitionExprs, childOutput),
         sameGroup = FastWindowExec.groupEquality(partitionExprs),
-        buffer = new PartitionRowBuffer(bufferThresholds),
         evaluator = evaluator,
+        streaming = streaming,
+        maxPendingRows = maxPendingRows,
+        buffer = new PartitionRowBuffer(bufferThresholds),
         functionTypes = functionTypes,
         outputProjection = FastWindowExec.outputProjection(outputs, interpretedEmit),
         join = FastWindowExec.joiner(
           childOutput.map(_.dataType), outputs.map(_.dataType), interpretedEmit),
         metrics = iteratorMetrics)
+      Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => iterator.close()))
+      iterator
     }
   }
 

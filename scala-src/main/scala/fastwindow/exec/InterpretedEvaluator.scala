@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.types.PhysicalDataType
 
 import fastwindow.buffer.Column
-import fastwindow.kernels.{AggregateKernel, Kernel, OffsetKernel, PeerGroups, RankingKernel}
+import fastwindow.kernels.{AggregateKernel, Kernel, OffsetKernel, PartitionCursor, RankingKernel}
 import fastwindow.planning.{AggregateSpec, OffsetSpec, RankingSpec}
 
 /**
@@ -16,13 +16,13 @@ final class InterpretedEvaluator(layout: EvaluatorLayout) extends WindowEvaluato
 
   private val columns: Array[Column] = layout.columns.map(c => Column(c.dataType)).toArray
   private val extractors = layout.columns.map(_.bound).toArray
-  private val peers = new PeerGroups
+  private val cursor = new PartitionCursor
   private val peerKeys: Array[(Column, Ordering[Any])] = layout.peerKeyColumns.map { c =>
     (columns(c.index), PhysicalDataType.ordering(c.dataType))
   }.toArray
 
   private val kernels: Array[Kernel] = layout.plan.functions.map {
-    case r: RankingSpec => new RankingKernel.Interpreted(r, peers)
+    case r: RankingSpec => new RankingKernel.Interpreted(r, cursor)
     case o: OffsetSpec =>
       val (input, default) = layout.offsetColumns(o)
       val defaultValue = default match {
@@ -32,30 +32,44 @@ final class InterpretedEvaluator(layout: EvaluatorLayout) extends WindowEvaluato
       new OffsetKernel.Interpreted(o, columns(input.index), defaultValue)
     case a: AggregateSpec =>
       new AggregateKernel.Interpreted(
-        a, layout.columnarAggregate(a), layout.columnAttributes, columns, peers)
+        a, layout.columnarAggregate(a), layout.columnAttributes, columns, cursor)
   }.toArray
 
   private val needsPeers = layout.plan.needsPeers
   private var capacity = Column.InitialCapacity
+  /** Rows buffered; buffered row r is the partition's row cursor.base + r. */
   private var rows = 0
+  private var lastPeerStart = 0
 
-  override def numRows: Int = rows
+  override def numRows: Int = cursor.base + rows
+  override def firstBufferedRow: Int = cursor.base
+  override def lastPeerGroupStart: Int = cursor.base + lastPeerStart
+  override def bufferBytes: Long = layout.bytesPerRow * capacity
 
-  override def startPartition(): Unit = rows = 0
+  override def startPartition(): Unit = {
+    rows = 0
+    lastPeerStart = 0
+    cursor.reset()
+    kernels.foreach(_.startPartition())
+  }
 
   override def ingest(row: InternalRow): Unit = {
     val r = rows
     if (r == capacity) {
       capacity = Column.grownCapacity(capacity, r + 1)
       columns.foreach(_.grow(capacity, r))
-      if (needsPeers) peers.peerBreak = java.util.Arrays.copyOf(peers.peerBreak, capacity)
+      if (needsPeers) cursor.peerBreak = java.util.Arrays.copyOf(cursor.peerBreak, capacity)
     }
     var k = 0
     while (k < columns.length) {
       columns(k).put(r, extractors(k).eval(row))
       k += 1
     }
-    if (needsPeers) peers.peerBreak(r) = r == 0 || !samePeerKeys(r, r - 1)
+    if (needsPeers) {
+      val break = cursor.base + r == 0 || !samePeerKeys(r, r - 1)
+      cursor.peerBreak(r) = break
+      if (break) lastPeerStart = r
+    }
     rows = r + 1
   }
 
@@ -67,12 +81,26 @@ final class InterpretedEvaluator(layout: EvaluatorLayout) extends WindowEvaluato
 
   override def finishPartition(): Unit = kernels.foreach(_.finishPartition(rows))
 
-  override def write(i: Int, out: InternalRow): Unit = {
-    if (needsPeers) peers.advance(i, rows)
+  override def write(row: Int, out: InternalRow): Unit = {
+    val i = row - cursor.base
+    if (needsPeers) cursor.advance(i, rows)
     var k = 0
     while (k < kernels.length) {
-      kernels(k).write(i, out)
+      kernels(k).write(i, rows, out)
       k += 1
+    }
+  }
+
+  override def discardBefore(row: Int): Unit = {
+    val d = row - cursor.base
+    if (d > 0) {
+      val kept = rows - d
+      columns.foreach(_.shift(d, kept))
+      kernels.foreach(_.shift(d))
+      if (needsPeers) cursor.shift(d, kept)
+      else cursor.base += d
+      lastPeerStart -= d
+      rows = kept
     }
   }
 }

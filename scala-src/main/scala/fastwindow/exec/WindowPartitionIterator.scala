@@ -6,10 +6,20 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.fastwindow.PartitionRowBuffer
 import org.apache.spark.sql.types.DataType
 
+import fastwindow.planning.StreamBounds
+
 /**
- * The per-task loop of [[FastWindowExec]]: splits the sorted input into window partitions, feeds
- * each partition's rows to the buffer and the evaluator, then emits every buffered row joined with
- * its results, in input order.
+ * The per-task loop of [[FastWindowExec]]: splits the sorted input into window partitions,
+ * ingests each row into the evaluator and returns every row joined with its results, in input
+ * order, as soon as those results are known.
+ *
+ * With `streaming` bounds (see [[StreamBounds]]) a row whose results are known when it arrives
+ * (row_number, lag, running ROWS frames, ...) is returned at once, without being copied; rows
+ * that wait for later rows (a lead, a RANGE frame's peers, a frame reaching forward) wait in an
+ * in-memory queue, and the evaluator regularly drops rows no later result reads, so memory stays
+ * O(frame), not O(partition). If more than `maxPendingRows` rows would wait (e.g. a huge group of
+ * ORDER BY ties), the rest of that partition goes to Spark's spillable row buffer and is returned
+ * when the partition ends. Without streaming bounds every row goes to that buffer.
  *
  * Only the window outputs are serialized per output row (`outputProjection`); the child row's
  * bytes are copied as one block by `join`, instead of re-projecting every child column as
@@ -20,77 +30,169 @@ final class WindowPartitionIterator(
     toUnsafe: UnsafeProjection,
     groupKey: UnsafeProjection,
     sameGroup: (UnsafeRow, UnsafeRow) => Boolean,
-    buffer: PartitionRowBuffer,
     evaluator: WindowEvaluator,
+    streaming: Option[StreamBounds],
+    maxPendingRows: Int,
+    buffer: PartitionRowBuffer,
     functionTypes: Seq[DataType],
     outputProjection: UnsafeProjection,
     join: (UnsafeRow, UnsafeRow) => UnsafeRow,
     metrics: WindowPartitionIterator.Metrics) extends Iterator[InternalRow] {
 
+  import WindowPartitionIterator.DiscardBatch
+
   private val results = new SpecificInternalRow(functionTypes)
+  private val lookahead = streaming.fold(0)(_.lookahead)
+  private val history = streaming.fold(0)(_.history)
+  private val waitsForPeers = streaming.exists(_.waitsForPeers)
 
-  private var nextRow: UnsafeRow = _
-  private var nextGroup: UnsafeRow = _
-  private var nextRowAvailable = false
-  private var partitionRows: Iterator[UnsafeRow] = Iterator.empty
-  // Position in the current partition; `rowIndex == partitionSize` means it is fully emitted
-  // (cheaper than asking the row buffer's iterator, which checks for concurrent modification).
-  private var rowIndex = 0
-  private var partitionSize = 0
-  private var done = false
-
-  fetchNextRow()
-
-  private def fetchNextRow(): Unit = {
-    nextRowAvailable = input.hasNext
-    if (nextRowAvailable) {
-      nextRow = input.next() match {
-        case u: UnsafeRow => u
-        case other => toUnsafe(other)
-      }
-      nextGroup = groupKey(nextRow)
-    }
-  }
-
-  private def fetchNextPartition(): Unit = {
-    val currentGroup = nextGroup.copy()
-    buffer.clear()
-    evaluator.startPartition()
-    while (nextRowAvailable && sameGroup(nextGroup, currentGroup)) {
-      buffer.add(nextRow)
-      evaluator.ingest(nextRow)
-      fetchNextRow()
-    }
-    evaluator.finishPartition()
-    partitionSize = evaluator.numRows
-    metrics.partitions += 1
-    metrics.outputRows += partitionSize
-    partitionRows = buffer.iterator
-    rowIndex = 0
-  }
+  /** Ingested rows not yet returned (copies), in order; those after them are in `buffer`. */
+  private val pending = new java.util.ArrayDeque[UnsafeRow]()
+  private var pendingBytes = 0L
+  private var peakPendingBytes = 0L
+  /** Whether rows of the current partition went to `buffer` (all of them without streaming). */
+  private var overflowed = false
+  private var bufferedRows: Iterator[UnsafeRow] = Iterator.empty
+  private var currentGroup: UnsafeRow = _
+  /** All rows of the current partition have been ingested (true before the first one). */
+  private var complete = true
+  /** Rows of the current partition already returned. */
+  private var emitted = 0
+  /** The next input row (and its partition key), read but not ingested yet. */
+  private var held: UnsafeRow = _
+  private var heldGroup: UnsafeRow = _
+  private var released = false
 
   override def hasNext: Boolean = {
-    val more = rowIndex < partitionSize || nextRowAvailable
-    if (!more && !done) {
-      done = true
-      buffer.clear()
-      metrics.spillSize += buffer.spillSize
-    }
+    val more = emitted < evaluator.numRows || held != null || input.hasNext
+    if (!more) close()
     more
   }
 
   override def next(): InternalRow = {
-    if (rowIndex == partitionSize) {
-      if (!nextRowAvailable) throw new NoSuchElementException("no more window output rows")
-      fetchNextPartition()
+    var out: InternalRow = null
+    while (out == null) {
+      if (emitted < emittable) out = emit(takeWaitingRow())
+      else if (held == null && !fetch()) {
+        if (complete) throw new NoSuchElementException("no more window output rows")
+        finishPartition()
+      } else if (complete) startPartition()
+      else if (!sameGroup(heldGroup, currentGroup)) finishPartition()
+      else {
+        val row = held
+        held = null
+        out = ingest(row)
+      }
     }
-    val current = partitionRows.next()
-    evaluator.write(rowIndex, results)
-    rowIndex += 1
-    join(current, outputProjection(results))
+    out
+  }
+
+  /** Rows of the current partition whose results the evaluator can write now. */
+  private def ready: Int = {
+    val rows = evaluator.numRows
+    if (complete) rows
+    else if (streaming.isEmpty) 0
+    else if (waitsForPeers) math.min(rows - lookahead, evaluator.lastPeerGroupStart)
+    else rows - lookahead
+  }
+
+  /** Rows that are ready and waiting where they can be read (the buffer only once complete). */
+  private def emittable: Int =
+    if (complete) evaluator.numRows else math.min(ready, emitted + pending.size)
+
+  private def fetch(): Boolean = input.hasNext && {
+    held = input.next() match {
+      case u: UnsafeRow => u
+      case other => toUnsafe(other)
+    }
+    heldGroup = groupKey(held)
+    true
+  }
+
+  private def startPartition(): Unit = {
+    currentGroup = heldGroup.copy()
+    buffer.clear()
+    evaluator.startPartition()
+    overflowed = streaming.isEmpty
+    bufferedRows = Iterator.empty
+    emitted = 0
+    complete = false
+  }
+
+  /** Ingests `row`; returns its output if it is ready at once, else keeps it waiting. */
+  private def ingest(row: UnsafeRow): InternalRow = {
+    evaluator.ingest(row)
+    if (pending.isEmpty && !overflowed && ready == evaluator.numRows) {
+      emit(row)
+    } else {
+      if (overflowed || pending.size >= maxPendingRows) {
+        overflowed = true
+        buffer.add(row)
+      } else {
+        pending.add(row.copy())
+        pendingBytes += row.getSizeInBytes
+        peakPendingBytes = math.max(peakPendingBytes, pendingBytes)
+      }
+      null
+    }
+  }
+
+  private def takeWaitingRow(): UnsafeRow =
+    if (pending.isEmpty) bufferedRows.next()
+    else {
+      val row = pending.poll()
+      pendingBytes -= row.getSizeInBytes
+      row
+    }
+
+  private def emit(row: UnsafeRow): InternalRow = {
+    evaluator.write(emitted, results)
+    emitted += 1
+    if (streaming.isDefined && emitted % DiscardBatch == 0) discardOldRows()
+    join(row, outputProjection(results))
+  }
+
+  /** Drops rows no later result reads, once they are many and most of the buffer (amortized O(1)). */
+  private def discardOldRows(): Unit = {
+    val first = evaluator.firstBufferedRow
+    val keepFrom = math.min(emitted.toLong - history, evaluator.numRows - 1L)
+    val drop = keepFrom - first
+    if (drop >= DiscardBatch && 2 * drop >= evaluator.numRows - first) {
+      evaluator.discardBefore(keepFrom.toInt)
+    }
+  }
+
+  private def finishPartition(): Unit = {
+    evaluator.finishPartition()
+    complete = true
+    if (overflowed) bufferedRows = buffer.iterator
+    metrics.partitions += 1
+    metrics.outputRows += evaluator.numRows
+    (if (overflowed) metrics.bufferedPartitions else metrics.streamedPartitions) += 1
+  }
+
+  /**
+   * Releases the row buffer (and its spill files) and records the task's metrics; called when the
+   * input is exhausted and, for a task that stops early or fails, at task completion. Idempotent.
+   */
+  def close(): Unit = if (!released) {
+    released = true
+    buffer.clear()
+    metrics.spillSize += buffer.spillSize
+    // Column buffers only grow within a task, so their final size is their peak.
+    metrics.peakMemory += evaluator.bufferBytes + peakPendingBytes
   }
 }
 
 object WindowPartitionIterator {
-  final case class Metrics(outputRows: SQLMetric, partitions: SQLMetric, spillSize: SQLMetric)
+  final case class Metrics(
+      outputRows: SQLMetric,
+      partitions: SQLMetric,
+      streamedPartitions: SQLMetric,
+      bufferedPartitions: SQLMetric,
+      spillSize: SQLMetric,
+      peakMemory: SQLMetric)
+
+  /** Rows between checks for discardable rows, and the fewest rows worth discarding. */
+  val DiscardBatch = 1024
 }

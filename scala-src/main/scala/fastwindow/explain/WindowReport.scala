@@ -11,7 +11,9 @@ import fastwindow.planning.{FastWindowStrategy, WindowSupport}
 
 /**
  * Who runs one window operator of a physical plan, and — when Spark does — why fastwindow did
- * not. This answers a user's "did my query use fastwindow, and if not why".
+ * not. This answers a user's "did my query use fastwindow, and if not why". Once the plan has
+ * run, `metrics` holds the operator's SQL metrics (rows, partitions streamed or buffered, spill,
+ * peak memory; empty before execution and for Spark's operator).
  */
 final case class WindowReport(
     operator: String,
@@ -19,7 +21,8 @@ final case class WindowReport(
     windowExpressions: Seq[String],
     partitionSpec: Seq[String],
     orderSpec: Seq[String],
-    reason: Option[String])
+    reason: Option[String],
+    metrics: Seq[(String, Long)] = Nil)
 
 object WindowReport extends AdaptiveSparkPlanHelper {
 
@@ -47,7 +50,11 @@ object WindowReport extends AdaptiveSparkPlanHelper {
 
   /** Every window operator in `plan`, including inside adaptive query stages. */
   def of(plan: SparkPlan): Seq[WindowReport] = collect(plan) {
-    case f: FastWindowExec => report(f, fastwindow = true, None)
+    case f: FastWindowExec =>
+      report(f, fastwindow = true, None).copy(metrics = f.metrics.toSeq.sortBy(_._1).collect {
+        case (name, metric) if !metric.isZero || name == "numOutputRows" =>
+          name -> metric.value
+      })
     case w: WindowExec => report(w, fastwindow = false, Some(fallbackReason(w)))
     case w: WindowExecBase =>
       report(w, fastwindow = false,
@@ -77,7 +84,9 @@ object WindowReport extends AdaptiveSparkPlanHelper {
     else reports.map { r =>
       val who = if (r.fastwindow) "runs on fastwindow" else "runs on Spark"
       val head = s"${r.operator} [${r.windowExpressions.mkString(", ")}] $who"
-      head + r.reason.map(reason => s"\n  reason: $reason").getOrElse("")
+      val metrics = if (r.metrics.isEmpty) ""
+        else "\n  metrics: " + r.metrics.map { case (k, v) => s"$k=$v" }.mkString(", ")
+      head + r.reason.map(reason => s"\n  reason: $reason").getOrElse("") + metrics
     }.mkString("\n")
 
   def toJson(reports: Seq[WindowReport]): String = reports.map { r =>
@@ -87,7 +96,8 @@ object WindowReport extends AdaptiveSparkPlanHelper {
       "windowExpressions" -> Json.arr(r.windowExpressions),
       "partitionSpec" -> Json.arr(r.partitionSpec),
       "orderSpec" -> Json.arr(r.orderSpec),
-      "reason" -> r.reason.map(Json.str).getOrElse("null"))
+      "reason" -> r.reason.map(Json.str).getOrElse("null"),
+      "metrics" -> r.metrics.map { case (k, v) => s"${Json.str(k)}: $v" }.mkString("{", ", ", "}"))
   }.mkString("[", ",\n", "]")
 }
 

@@ -63,7 +63,7 @@ object AggregateKernel {
       agg: DeclarativeAggregate,
       columnAttributes: Seq[AttributeReference],
       columns: Array[Column],
-      peers: PeerGroups) extends Kernel {
+      cursor: PartitionCursor) extends Kernel {
 
     private val bound = BoundAggregate(agg, columnAttributes)
     private val ordinal = spec.ordinal
@@ -92,37 +92,42 @@ object AggregateKernel {
     private val sliding = spec.frame match {
       case f: FrameShape.SlidingRows =>
         new SlidingAggregate.Interpreted(
-          f, SlidingAggregate.plan(agg, columnAttributes), view, aggregateRows)
+          f, SlidingAggregate.plan(agg, columnAttributes), view, cursor, aggregateRows)
       case _ => null
     }
 
-    override def finishPartition(n: Int): Unit = {
+    override def startPartition(): Unit = {
       init(EmptyRow)
+      if (sliding != null) sliding.reset()
+    }
+
+    override def finishPartition(n: Int): Unit = {
       if (spec.frame == FrameShape.WholePartition) {
         var j = 0
         while (j < n) { add(j); j += 1 }
         evaluate()
       }
-      if (sliding != null) sliding.reset(n)
     }
 
-    override def write(i: Int, out: InternalRow): Unit = {
+    override def write(i: Int, n: Int, out: InternalRow): Unit = {
       spec.frame match {
         case FrameShape.WholePartition =>
         case FrameShape.RunningRows =>
           add(i)
           evaluate()
         case FrameShape.RunningRange =>
-          if (i == peers.start) {
-            var j = peers.start
-            while (j < peers.end) { add(j); j += 1 }
+          if (i == cursor.start) {
+            var j = cursor.start
+            while (j < cursor.end) { add(j); j += 1 }
             evaluate()
           }
         case _: FrameShape.SlidingRows =>
-          result = sliding.resultAt(i)
+          result = sliding.resultAt(i, n)
       }
       if (result == null) out.setNullAt(ordinal) else out.update(ordinal, result)
     }
+
+    override def shift(d: Int): Unit = if (sliding != null) sliding.shift(d)
   }
 
   /**
@@ -190,27 +195,27 @@ object AggregateKernel {
     val addFn = g.method("aggAdd", "int j", gen.assign(bound.update, buffer ++ g.columnVars("j"), buffer))
     val evalFn = g.method("aggEvaluate", "", gen.evaluate(bound.evaluate, buffer))
 
-    val (finish, advance) = spec.frame match {
+    val start = s"$initFn();"
+    val kernel = spec.frame match {
       case FrameShape.WholePartition =>
-        (s"$initFn();\nfor (int j = 0; j < n; j++) $addFn(j);\n$evalFn();", "")
-      case FrameShape.RunningRows => (s"$initFn();", s"$addFn(i);\n$evalFn();")
+        KernelCode(s"for (int j = 0; j < n; j++) $addFn(j);\n$evalFn();", "", start)
+      case FrameShape.RunningRows => KernelCode("", s"$addFn(i);\n$evalFn();", start)
       case FrameShape.RunningRange =>
-        (s"$initFn();", s"""
+        KernelCode("", s"""
            |if (i == ${g.peerStart}) {
            |  for (int j = ${g.peerStart}; j < ${g.peerEnd}; j++) $addFn(j);
            |  $evalFn();
            |}
-         """.stripMargin)
+         """.stripMargin, start)
       case f: FrameShape.SlidingRows =>
         val aggregateRows = g.method("aggregateRows", "int first, int last",
           s"$initFn();\nfor (int j = first; j <= last; j++) $addFn(j);\n$evalFn();")
         SlidingAggregate.generate(
           f, SlidingAggregate.plan(agg, columnAttributes), gen, aggregateRows)
     }
-    KernelCode(
-      finish,
+    kernel.copy(write =
       s"""
-         |$advance
+         |${kernel.write}
          |if (${gen.resultIsNull}) {
          |  ${g.setNull(spec.ordinal)}
          |} else {

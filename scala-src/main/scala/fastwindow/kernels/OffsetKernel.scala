@@ -16,7 +16,9 @@ import fastwindow.planning.OffsetSpec
  * IGNORE NULLS it is the |offset|-th non-null input strictly after (lead) or before (lag) row i:
  * `finishPartition` lists the positions of the non-null inputs once, and a cursor into that list
  * moves forward with i, so a partition costs O(n). An offset of 0 returns the current row's input,
- * null or not, as Spark does.
+ * null or not, as Spark does. Without IGNORE NULLS, lead needs the next `offset` rows and lag the
+ * previous |offset| rows only, so both stream; a negative buffered index then still means "before
+ * the partition start", because a streaming evaluator keeps |offset| rows of history.
  */
 object OffsetKernel {
 
@@ -32,10 +34,9 @@ object OffsetKernel {
     private var nonNullRows = new Array[Int](16)
     private var nonNullCount = 0
     private var cursor = 0
-    private var n = 0
 
+    // IGNORE NULLS needs the whole partition (it is never streamed), so its list is built here.
     override def finishPartition(n: Int): Unit = {
-      this.n = n
       if (skipsNulls) {
         if (nonNullRows.length < n) nonNullRows = new Array[Int](n)
         nonNullCount = 0
@@ -52,7 +53,7 @@ object OffsetKernel {
     }
 
     /** Row whose input is the result for row i, or -1 when the default applies. */
-    private def sourceRow(i: Int): Int = {
+    private def sourceRow(i: Int, n: Int): Int = {
       if (!skipsNulls) {
         val target = i.toLong + offset
         if (target >= 0 && target < n) target.toInt else -1
@@ -67,8 +68,8 @@ object OffsetKernel {
       }
     }
 
-    override def write(i: Int, out: InternalRow): Unit = {
-      val source = sourceRow(i)
+    override def write(i: Int, n: Int, out: InternalRow): Unit = {
+      val source = sourceRow(i, n)
       val value = if (source >= 0) input.get(source) else default match {
         case ConstantDefault(v) => v
         case ColumnDefault(c) => c.get(i)

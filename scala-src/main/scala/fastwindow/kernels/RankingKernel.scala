@@ -8,7 +8,8 @@ import fastwindow.planning.RankingKind._
 
 /**
  * row_number, rank, dense_rank, percent_rank, cume_dist and ntile: O(1) per row from the row's
- * position, its peer group ([[PeerGroups]]) and the partition size.
+ * position, its peer group ([[PartitionCursor]]) and the partition size (which only the last
+ * three need, so they run on buffered partitions, where the base is 0).
  *
  * The formulas follow Spark's definitions operation for operation, so the doubles are bit-equal:
  * percent_rank = (rank - 1) / (n - 1) (0 for a one-row partition), cume_dist = (rows up to the last
@@ -17,26 +18,23 @@ import fastwindow.planning.RankingKind._
  */
 object RankingKernel {
 
-  final class Interpreted(spec: RankingSpec, peers: PeerGroups) extends Kernel {
+  final class Interpreted(spec: RankingSpec, cursor: PartitionCursor) extends Kernel {
     private val ordinal = spec.ordinal
     private val ntile = new NTileState
-    private var n = 0
 
-    override def finishPartition(n: Int): Unit = {
-      this.n = n
-      spec.kind match {
-        case NTile(buckets) => ntile.reset(n, buckets)
-        case _ =>
-      }
+    override def finishPartition(n: Int): Unit = spec.kind match {
+      case NTile(buckets) => ntile.reset(n, buckets)
+      case _ =>
     }
 
-    override def write(i: Int, out: InternalRow): Unit = spec.kind match {
-      case RowNumber => out.setInt(ordinal, i + 1)
-      case Rank => out.setInt(ordinal, peers.start + 1)
-      case DenseRank => out.setInt(ordinal, peers.index)
+    // Partition positions are cursor.base + buffered row (base is 0 unless streaming).
+    override def write(i: Int, n: Int, out: InternalRow): Unit = spec.kind match {
+      case RowNumber => out.setInt(ordinal, cursor.base + i + 1)
+      case Rank => out.setInt(ordinal, cursor.base + cursor.start + 1)
+      case DenseRank => out.setInt(ordinal, cursor.index)
       case PercentRank =>
-        out.setDouble(ordinal, if (n > 1) peers.start.toDouble / (n - 1).toDouble else 0.0)
-      case CumeDist => out.setDouble(ordinal, peers.end.toDouble / n.toDouble)
+        out.setDouble(ordinal, if (n > 1) cursor.start.toDouble / (n - 1).toDouble else 0.0)
+      case CumeDist => out.setDouble(ordinal, cursor.end.toDouble / n.toDouble)
       case NTile(_) => out.setInt(ordinal, ntile.next())
     }
   }
@@ -70,8 +68,8 @@ object RankingKernel {
   def generate(spec: RankingSpec, g: GenContext): KernelCode = {
     val set = (value: String) => g.setResult(spec.ordinal, spec.resultType, value)
     spec.kind match {
-      case RowNumber => KernelCode("", set("i + 1"))
-      case Rank => KernelCode("", set(s"${g.peerStart} + 1"))
+      case RowNumber => KernelCode("", set(s"${g.base} + i + 1"))
+      case Rank => KernelCode("", set(s"${g.base} + ${g.peerStart} + 1"))
       case DenseRank => KernelCode("", set(g.peerIndex))
       case PercentRank =>
         KernelCode("", set(s"n > 1 ? ((double) ${g.peerStart}) / ((double) (n - 1)) : 0.0"))

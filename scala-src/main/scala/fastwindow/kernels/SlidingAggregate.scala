@@ -19,8 +19,8 @@ import fastwindow.planning.FrameShape
  * first row passes frontLast, the back's rows move to the front in one backward pass. Every row is
  * added once and moved once; each result is one merge of front and back. Partial buffers are
  * always merged with the earlier rows on the left, so ties (min/max of -0.0 and 0.0) resolve as in
- * Spark's row-by-row loop. The front is one slot per row of the partition (the partition is
- * buffered anyway).
+ * Spark's row-by-row loop. The front is one slot per buffered row; when a streaming evaluator
+ * drops rows before the frame, `shift` moves the stacks' positions and slots with them.
  *
  * Exactness: combining partial aggregates in another order than Spark is exact for count, min,
  * max and wrapping integral sums, and within float rounding for float sums. Where the order
@@ -38,13 +38,20 @@ object SlidingAggregate {
   final case class Plan(partial: BoundAggregate, needsExact: Option[Expression])
 
   def plan(agg: DeclarativeAggregate, columns: Seq[AttributeReference]): Plan = agg match {
-    case s: Sum if s.dataType.isInstanceOf[DecimalType] ||
-        (s.dataType == LongType && s.evalContext.evalMode != EvalMode.LEGACY) =>
+    case s: Sum if recomputesNearLimits(s) =>
       checked(s.copy(evalContext = s.evalContext.copy(evalMode = EvalMode.LEGACY)), s.child,
         s.dataType, columns)
-    case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
+    case a: Average if recomputesNearLimits(a) =>
       checked(a.copy(evalMode = EvalMode.LEGACY), a.child, a.sumDataType, columns)
     case other => Plan(BoundAggregate(other, columns), None)
+  }
+
+  /** Whether frames of `agg` near its type's limits are recomputed row by row (see above). */
+  def recomputesNearLimits(agg: DeclarativeAggregate): Boolean = agg match {
+    case s: Sum => s.dataType.isInstanceOf[DecimalType] ||
+      (s.dataType == LongType && s.evalContext.evalMode != EvalMode.LEGACY)
+    case a: Average => a.child.dataType.isInstanceOf[DecimalType]
+    case _ => false
   }
 
   /**
@@ -70,13 +77,14 @@ object SlidingAggregate {
   }
 
   /**
-   * Row i's frame in a partition of n rows is `[first, last]`, empty when first > last. Long
-   * arithmetic: offsets may be near Int.MaxValue.
+   * Buffered row i's frame, while n rows are buffered from partition position `base` on, is
+   * buffered rows `[first, last]`, empty when first > last; the partition start is at `-base`.
+   * Long arithmetic: offsets may be near Int.MaxValue.
    */
-  def frameFirst(frame: FrameShape.SlidingRows, i: Int, n: Int): Int =
-    frame.lower.fold(0)(o => math.max(0L, math.min(n.toLong, i.toLong + o)).toInt)
-  def frameLast(frame: FrameShape.SlidingRows, i: Int, n: Int): Int =
-    frame.upper.fold(n - 1)(o => math.max(-1L, math.min(n - 1L, i.toLong + o)).toInt)
+  def frameFirst(frame: FrameShape.SlidingRows, i: Int, n: Int, base: Int): Int =
+    frame.lower.fold(-base)(o => math.max(-base.toLong, math.min(n.toLong, i.toLong + o)).toInt)
+  def frameLast(frame: FrameShape.SlidingRows, i: Int, n: Int, base: Int): Int =
+    frame.upper.fold(n - 1)(o => math.max(-1L - base, math.min(n - 1L, i.toLong + o)).toInt)
 
   /**
    * The interpreted twin. `aggregateRows(first, last)` is Spark's row-by-row aggregation with
@@ -86,6 +94,7 @@ object SlidingAggregate {
       frame: FrameShape.SlidingRows,
       plan: Plan,
       view: ColumnarRowView,
+      cursor: PartitionCursor,
       aggregateRows: (Int, Int) => Any) {
     private val partial = plan.partial
     private val back = new SpecificInternalRow(partial.bufferTypes)
@@ -99,15 +108,12 @@ object SlidingAggregate {
     private val merged = new SpecificInternalRow(partial.bufferTypes)
     private val merge = new InterpretedMutableProjection(partial.merge).target(merged)
     private val pair = new JoinedRow
-    private var front = new Array[InternalRow](0)
-    private var n = 0
+    private var front = new Array[InternalRow](16)
     private var first = 0
     private var end = 0
     private var frontLast = -1
 
-    def reset(rows: Int): Unit = {
-      n = rows
-      if (front.length < n) front = new Array[InternalRow](n)
+    def reset(): Unit = {
       java.util.Arrays.fill(front.asInstanceOf[Array[AnyRef]], null)
       first = 0
       end = 0
@@ -115,9 +121,9 @@ object SlidingAggregate {
       initBack(EmptyRow)
     }
 
-    def resultAt(i: Int): Any = {
-      val a = frameFirst(frame, i, n)
-      val b = frameLast(frame, i, n)
+    def resultAt(i: Int, n: Int): Any = {
+      val a = frameFirst(frame, i, n, cursor.base)
+      val b = frameLast(frame, i, n, cursor.base)
       while (end <= b) {
         view.row = end
         updateBack(backInput)
@@ -136,6 +142,7 @@ object SlidingAggregate {
     }
 
     private def moveBackToFront(): Unit = {
+      if (front.length < end) front = java.util.Arrays.copyOf(front, math.max(end, front.length * 2))
       var later: InternalRow = null
       var j = end - 1
       while (j >= first) {
@@ -150,18 +157,26 @@ object SlidingAggregate {
       if (end < first) end = first
       initBack(EmptyRow)
     }
+
+    def shift(d: Int): Unit = {
+      val kept = frontLast + 1 - d
+      if (kept > 0) System.arraycopy(front, d, front, 0, kept)
+      first -= d
+      end -= d
+      frontLast -= d
+    }
   }
 
   /**
    * The generated twin: the front is one primitive array per buffer field, indexed by row.
    * `aggregateRows` names a generated method `(int first, int last)` that aggregates row by row
-   * with the original expressions into the result fields. Returns (finishPartition, per-row) code.
+   * with the original expressions into the result fields.
    */
   def generate(
       frame: FrameShape.SlidingRows,
       plan: Plan,
       gen: Gen,
-      aggregateRows: String): (String, String) = {
+      aggregateRows: String): KernelCode = {
     val g = gen.g
     val partial = plan.partial
     val types = partial.bufferTypes
@@ -185,7 +200,16 @@ object SlidingAggregate {
     val storeFront = front.zip(later).map { case ((values, nulls, _), buf) =>
       s"$nulls[j] = ${buf.isNull};\n$values[j] = ${buf.value};"
     }.mkString("\n")
+    val firstFrontNulls = front.head._2  // every front array has the same length
+    val growFront = front.map { case (values, nulls, javaType) =>
+      s"$values = ($javaType[]) java.util.Arrays.copyOf($values, size);\n" +
+        s"$nulls = java.util.Arrays.copyOf($nulls, size);"
+    }.mkString("\n")
     val moveBackToFront = g.method("moveBackToFront", "", s"""
+      |if ($firstFrontNulls.length < $end) {
+      |  final int size = Math.max($end, $firstFrontNulls.length * 2);
+      |  $growFront
+      |}
       |for (int j = $end - 1; j >= $first; j--) {
       |  ${gen.assign(partial.initial, Nil, single)}
       |  ${gen.assign(partial.update, single ++ g.columnVars("j"), single)}
@@ -223,20 +247,35 @@ object SlidingAggregate {
     val evaluateEmpty = g.method("evaluateEmpty", "",
       gen.assign(partial.initial, Nil, single) + gen.evaluate(partial.evaluate, single))
 
-    val lower = frame.lower.fold("0")(o => s"(int) Math.max(0L, Math.min((long) n, (long) i + ${o}L))")
-    val upper = frame.upper.fold("n - 1")(o => s"(int) Math.max(-1L, Math.min(n - 1L, (long) i + ${o}L))")
+    val base = g.base
+    val lower = frame.lower.fold(s"-$base")(o =>
+      s"(int) Math.max((long) -$base, Math.min((long) n, (long) i + ${o}L))")
+    val upper = frame.upper.fold("n - 1")(o =>
+      s"(int) Math.max(-1L - $base, Math.min(n - 1L, (long) i + ${o}L))")
     val allocateFront = front.map { case (values, nulls, javaType) =>
-      val alloc = if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[n][]" else s"new $javaType[n]"
-      s"$values = $alloc;\n$nulls = new boolean[n];"
+      val alloc = if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[16][]" else s"new $javaType[16]"
+      s"$values = $alloc;\n$nulls = new boolean[16];"
     }.mkString("\n")
-    val finish = s"""
-      |if (${front.head._2} == null || ${front.head._2}.length < n) {
+    val start = s"""
+      |if ($firstFrontNulls == null) {
       |  $allocateFront
       |}
       |$first = 0;
       |$end = 0;
       |$frontLast = -1;
       |$initBack();
+    """.stripMargin
+    val shiftFront = front.map { case (values, nulls, _) =>
+      s"System.arraycopy($values, d, $values, 0, kept);\nSystem.arraycopy($nulls, d, $nulls, 0, kept);"
+    }.mkString("\n")
+    val shift = s"""
+      |final int kept = $frontLast + 1 - d;
+      |if (kept > 0) {
+      |  $shiftFront
+      |}
+      |$first -= d;
+      |$end -= d;
+      |$frontLast -= d;
     """.stripMargin
     val perRow = s"""
       |final int frameFirstOfRow = $lower;
@@ -250,6 +289,6 @@ object SlidingAggregate {
       |else if ($first <= $frontLast) $evaluateFrontAndBack(frameFirstOfRow, frameLastOfRow);
       |else $evaluateBack(frameFirstOfRow, frameLastOfRow);
     """.stripMargin
-    (finish, perRow)
+    KernelCode("", perRow, start, shift)
   }
 }

@@ -4,6 +4,8 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.types.DataType
 
+import fastwindow.kernels.SlidingAggregate
+
 /**
  * What [[fastwindow.exec.FastWindowExec]] runs: every window expression of one logical `Window`,
  * resolved to a function fastwindow knows how to evaluate and the frame shape it runs over.
@@ -25,6 +27,36 @@ final case class WindowPlan(
     orderSpec: Seq[SortOrder]) {
   /** Whether any function needs to know where each group of peers starts and ends. */
   def needsPeers: Boolean = functions.exists(_.needsPeers)
+
+  /** How the node can stream: the union of its functions' bounds; None if any needs buffering. */
+  def streamBounds: Option[StreamBounds] =
+    functions.map(_.streamBounds).reduceOption[Option[StreamBounds]] {
+      case (Some(a), Some(b)) => Some(a.union(b))
+      case _ => None
+    }.getOrElse(Some(StreamBounds.Immediate))
+}
+
+/**
+ * What a function needs to produce row i's result without the rest of its partition: the next
+ * `lookahead` rows (or, with `waitsForPeers`, the rest of row i's peer group), and no row before
+ * `i - history`. Functions with such bounds are evaluated while rows stream through; the others
+ * (whole-partition frames, UNBOUNDED FOLLOWING, partition sizes, IGNORE NULLS lookups) need their
+ * partition buffered.
+ */
+final case class StreamBounds(lookahead: Int, history: Int, waitsForPeers: Boolean) {
+  def union(o: StreamBounds): StreamBounds = StreamBounds(
+    math.max(lookahead, o.lookahead), math.max(history, o.history), waitsForPeers || o.waitsForPeers)
+}
+
+object StreamBounds {
+  /** The result is known as soon as the row arrives and reads no earlier row. */
+  val Immediate: StreamBounds = StreamBounds(0, 0, waitsForPeers = false)
+
+  /** Rows `i + lower .. i + upper` (clamped to what an Int can count). */
+  def ofOffsets(lower: Long, upper: Long): StreamBounds = StreamBounds(
+    math.min(math.max(upper, 0L), Int.MaxValue.toLong).toInt,
+    math.min(math.max(-lower, 0L), Int.MaxValue.toLong).toInt,
+    waitsForPeers = false)
 }
 
 /** The frames fastwindow evaluates, named by shape (the algorithm follows from the shape). */
@@ -62,23 +94,29 @@ sealed trait FunctionSpec {
   def needsPeers: Boolean
   /** The value expressions (evaluated per input row) this function reads. */
   def inputs: Seq[Expression]
+  /** None when the function needs its whole partition buffered. */
+  def streamBounds: Option[StreamBounds]
 }
 
 /** The ranking functions; their values follow from row positions and peer groups only. */
-sealed abstract class RankingKind(val needsPeers: Boolean) extends Serializable
+sealed abstract class RankingKind(val needsPeers: Boolean, val needsPartitionSize: Boolean)
+  extends Serializable
 object RankingKind {
-  case object RowNumber extends RankingKind(needsPeers = false)
-  case object Rank extends RankingKind(needsPeers = true)
-  case object DenseRank extends RankingKind(needsPeers = true)
-  case object PercentRank extends RankingKind(needsPeers = true)
-  case object CumeDist extends RankingKind(needsPeers = true)
-  final case class NTile(buckets: Int) extends RankingKind(needsPeers = false)
+  case object RowNumber extends RankingKind(needsPeers = false, needsPartitionSize = false)
+  case object Rank extends RankingKind(needsPeers = true, needsPartitionSize = false)
+  case object DenseRank extends RankingKind(needsPeers = true, needsPartitionSize = false)
+  case object PercentRank extends RankingKind(needsPeers = true, needsPartitionSize = true)
+  case object CumeDist extends RankingKind(needsPeers = true, needsPartitionSize = true)
+  final case class NTile(buckets: Int)
+    extends RankingKind(needsPeers = false, needsPartitionSize = true)
 }
 
 final case class RankingSpec(ordinal: Int, kind: RankingKind, resultType: DataType)
   extends FunctionSpec {
   override def needsPeers: Boolean = kind.needsPeers
   override def inputs: Seq[Expression] = Nil
+  override def streamBounds: Option[StreamBounds] =
+    if (kind.needsPartitionSize) None else Some(StreamBounds.Immediate)
 }
 
 /**
@@ -95,6 +133,9 @@ final case class OffsetSpec(
   override def resultType: DataType = input.dataType
   override def needsPeers: Boolean = false
   override def inputs: Seq[Expression] = input +: default.filterNot(_.foldable).toSeq
+  /** IGNORE NULLS may look arbitrarily far for the |offset|-th non-null value. */
+  override def streamBounds: Option[StreamBounds] =
+    if (ignoreNulls && offset != 0) None else Some(StreamBounds.ofOffsets(offset, offset))
 }
 
 /**
@@ -107,4 +148,16 @@ final case class AggregateSpec(ordinal: Int, function: DeclarativeAggregate, fra
   override def resultType: DataType = function.dataType
   override def needsPeers: Boolean = frame == FrameShape.RunningRange
   override def inputs: Seq[Expression] = function.children.filterNot(_.foldable)
+  override def streamBounds: Option[StreamBounds] = frame match {
+    case FrameShape.WholePartition => None
+    case FrameShape.RunningRows => Some(StreamBounds.Immediate)
+    case FrameShape.RunningRange => Some(StreamBounds.Immediate.copy(waitsForPeers = true))
+    case FrameShape.SlidingRows(_, None) => None
+    // A frame from the partition start is recomputed row by row near overflow limits.
+    case FrameShape.SlidingRows(None, Some(_)) if SlidingAggregate.recomputesNearLimits(function) =>
+      None
+    case FrameShape.SlidingRows(lower, Some(upper)) =>
+      // One more row of history: the two stacks keep the previous row's frame start.
+      Some(StreamBounds.ofOffsets(lower.fold(0L)(_.toLong - 1), upper))
+  }
 }

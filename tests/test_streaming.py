@@ -1,0 +1,145 @@
+"""Streaming evaluation against Spark.
+
+Functions that need only a bounded number of neighbouring rows (row_number, rank, dense_rank,
+lead/lag, running frames, moving ROWS frames) are evaluated while rows stream through: a row is
+returned as soon as its results are known, and the evaluator drops rows no later result reads.
+Partitions here are large (10k rows, and 30k without PARTITION BY) so rows are dropped many
+times mid-partition. Each query runs streaming, buffered (``spark.fastwindow.streaming.enabled``
+off) and with a tiny ``spark.fastwindow.streaming.maxPendingRows`` (waiting rows overflow into
+the spillable buffer mid-partition), on both evaluators, and must match Spark every time. The
+operator's metrics must show which way each partition went.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import fastwindow
+from helpers import assert_same_as_spark
+
+STREAMING = "spark.fastwindow.streaming.enabled"
+MAX_PENDING = "spark.fastwindow.streaming.maxPendingRows"
+
+# (name, settings): how the operator is allowed to hold rows.
+MODES = [
+    ("streaming", {}),
+    ("buffered", {STREAMING: "false"}),
+    ("overflowing", {MAX_PENDING: "3"}),
+]
+
+# Each list only holds streamable functions, so the whole operator streams.
+STREAMABLE = {
+    "ranking": [
+        "row_number() over (partition by p order by o)",
+        "rank() over (partition by p order by k)",
+        "dense_rank() over (partition by p order by k desc)",
+    ],
+    "offsets": [
+        "lag(x) over (partition by p order by o)",
+        "lag(v, 1500, -1) over (partition by p order by o)",   # history beyond a discard batch
+        "lead(x, 2) over (partition by p order by o)",
+        "lead(v, 0) over (partition by p order by o)",
+        "lag(s, 3, 'none') over (partition by p order by o)",
+    ],
+    "running": [
+        "sum(v) over (partition by p order by o rows between unbounded preceding and current row)",
+        "count(x) over (partition by p order by k)",             # RANGE over ties: waits for peers
+        "max(s) over (partition by p order by k)",
+        "sum(d) over (partition by p order by o rows between unbounded preceding and 2 following)",
+    ],
+    "moving": [
+        "avg(x) over (partition by p order by o rows between 99 preceding and current row)",
+        "sum(v) over (partition by p order by o rows between 5 preceding and 3 following)",
+        "min(x) over (partition by p order by o rows between 2000 preceding and 1 preceding)",
+        "max(s) over (partition by p order by o rows between 2 following and 10 following)",
+        "sum(d) over (partition by p order by o rows between 10 preceding and 10 following)",
+        # The scale of c0's tolerance: the mean |x| over the same frame.
+        "avg(abs(x)) over (partition by p order by o rows between 99 preceding and current row)",
+    ],
+}
+
+# Float sums combine partial sums in another order than Spark (see test_sliding_frames.py).
+TOLERANCES = {"moving": {"c0": "c5", "c5": "c5"}}
+
+
+def _big_views(spark) -> None:
+    spark.sql("""
+        create or replace temporary view big as
+        select cast(id % 3 as int) as p,
+               id as o,
+               cast(id div 7 as int) as k,
+               case when id % 11 = 0 then null else cast((id * 7919) % 1000 as double) / 7 end as x,
+               case when id % 13 = 0 then null else (id * 104729) % 100000 - 50000 end as v,
+               cast(id % 17 as decimal(10, 2)) as d,
+               case when id % 5 = 0 then null else concat('s', cast(id % 97 as string)) end as s
+        from range(0, 30000)
+    """)
+
+
+@pytest.fixture
+def big(spark):
+    _big_views(spark)
+    yield spark
+    for key in (STREAMING, MAX_PENDING):
+        spark.conf.unset(key)
+
+
+def _query(functions, partitioned=True):
+    cols = ",\n".join(f"{f} as c{k}" for k, f in enumerate(functions))
+    if not partitioned:
+        cols = cols.replace("partition by p ", "")
+    return f"select p, o, {cols} from big"
+
+
+@pytest.mark.parametrize("mode,settings", MODES, ids=[m for m, _ in MODES])
+@pytest.mark.parametrize("group", sorted(STREAMABLE))
+@pytest.mark.parametrize("partitioned", [True, False], ids=["partitioned", "whole_input"])
+def test_streamable_functions_match_spark(big, group, mode, settings, partitioned):
+    for key, value in settings.items():
+        big.conf.set(key, value)
+    assert_same_as_spark(big, _query(STREAMABLE[group], partitioned), key="o",
+                         tolerances=TOLERANCES.get(group))
+
+
+def _metrics(spark, sql):
+    df = spark.sql(sql)
+    df.collect()  # runs df's own physical plan, whose metrics explain() reads
+    reports = [r for r in fastwindow.explain(df) if r.fastwindow]
+    assert reports, fastwindow.explain_string(df)
+    return reports[0].metrics
+
+
+def test_metrics_show_streamed_partitions(big):
+    metrics = _metrics(big, _query(STREAMABLE["running"]))
+    assert metrics.get("numStreamedPartitions") == 3, metrics
+    assert metrics.get("numBufferedPartitions", 0) == 0, metrics
+    assert metrics.get("numOutputRows") == 30000, metrics
+    assert metrics.get("peakMemory", 0) > 0, metrics
+
+
+def test_metrics_show_buffered_partitions_for_whole_partition_frames(big):
+    metrics = _metrics(big, "select p, o, sum(v) over (partition by p) s from big")
+    assert metrics.get("numBufferedPartitions") == 3, metrics
+    assert metrics.get("numStreamedPartitions", 0) == 0, metrics
+
+
+def test_streaming_memory_does_not_grow_with_the_partition(big):
+    """Peak column memory of a streamed 30k-row partition stays near that of a 3k-row one."""
+    sql = ("select o, row_number() over (order by o) r, "
+           "sum(v) over (order by o rows between 100 preceding and current row) m "
+           "from big where o < {n}")
+    small = _metrics(big, sql.format(n=3000))["peakMemory"]
+    large = _metrics(big, sql.format(n=30000))["peakMemory"]
+    assert large < 2 * small, (small, large)
+    big.conf.set(STREAMING, "false")
+    buffered = _metrics(big, sql.format(n=30000))["peakMemory"]
+    assert buffered > 5 * large, (large, buffered)
+
+
+def test_overflow_goes_to_the_buffer_and_matches_spark(big):
+    """Groups of 10k ORDER BY ties under a RANGE frame: more waiting rows than allowed."""
+    big.conf.set(MAX_PENDING, "100")
+    sql = "select o, sum(v) over (order by p) s, count(x) over (order by p) c from big"
+    assert_same_as_spark(big, sql, key="o")
+    metrics = _metrics(big, sql)
+    assert metrics.get("numBufferedPartitions") == 1, metrics
