@@ -146,8 +146,17 @@ def test_random_queries(spark, random_table, batch):
         rng = random.Random(f"{SEED}-{k}")
         ansi = rng.random() < 0.5
         query = random_query(rng)
+        # How rows may be held: streamed (default), always buffered, or streamed with a tiny
+        # waiting-row limit so partitions overflow into the spillable buffer midway.
+        holding = rng.choice([{}, {"spark.fastwindow.streaming.enabled": "false"},
+                              {"spark.fastwindow.streaming.maxPendingRows": str(rng.randint(1, 5))}])
+        for key, value in holding.items():
+            spark.conf.set(key, value)
         try:
             assert_same_as_spark(spark, query, ansi=ansi)
         except Exception as e:
-            raise AssertionError(
-                f"random query #{k} (seed {SEED}, ansi={ansi}) differs:\n{query}") from e
+            raise AssertionError(f"random query #{k} (seed {SEED}, ansi={ansi}, {holding}) "
+                                 f"differs:\n{query}") from e
+        finally:
+            for key in holding:
+                spark.conf.unset(key)

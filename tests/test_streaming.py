@@ -64,7 +64,7 @@ TOLERANCES = {"moving": {"c0": "c5", "c5": "c5"}}
 
 def _big_views(spark) -> None:
     spark.sql("""
-        create or replace temporary view big as
+        create or replace temporary view stream_big as
         select cast(id % 3 as int) as p,
                id as o,
                cast(id div 7 as int) as k,
@@ -88,7 +88,7 @@ def _query(functions, partitioned=True):
     cols = ",\n".join(f"{f} as c{k}" for k, f in enumerate(functions))
     if not partitioned:
         cols = cols.replace("partition by p ", "")
-    return f"select p, o, {cols} from big"
+    return f"select p, o, {cols} from stream_big"
 
 
 @pytest.mark.parametrize("mode,settings", MODES, ids=[m for m, _ in MODES])
@@ -118,7 +118,7 @@ def test_metrics_show_streamed_partitions(big):
 
 
 def test_metrics_show_buffered_partitions_for_whole_partition_frames(big):
-    metrics = _metrics(big, "select p, o, sum(v) over (partition by p) s from big")
+    metrics = _metrics(big, "select p, o, sum(v) over (partition by p) s from stream_big")
     assert metrics.get("numBufferedPartitions") == 3, metrics
     assert metrics.get("numStreamedPartitions", 0) == 0, metrics
 
@@ -127,7 +127,7 @@ def test_streaming_memory_does_not_grow_with_the_partition(big):
     """Peak column memory of a streamed 30k-row partition stays near that of a 3k-row one."""
     sql = ("select o, row_number() over (order by o) r, "
            "sum(v) over (order by o rows between 100 preceding and current row) m "
-           "from big where o < {n}")
+           "from stream_big where o < {n}")
     small = _metrics(big, sql.format(n=3000))["peakMemory"]
     large = _metrics(big, sql.format(n=30000))["peakMemory"]
     assert large < 2 * small, (small, large)
@@ -139,7 +139,7 @@ def test_streaming_memory_does_not_grow_with_the_partition(big):
 def test_overflow_goes_to_the_buffer_and_matches_spark(big):
     """Groups of 10k ORDER BY ties under a RANGE frame: more waiting rows than allowed."""
     big.conf.set(MAX_PENDING, "100")
-    sql = "select o, sum(v) over (order by p) s, count(x) over (order by p) c from big"
+    sql = "select o, sum(v) over (order by p) s, count(x) over (order by p) c from stream_big"
     assert_same_as_spark(big, sql, key="o")
     metrics = _metrics(big, sql)
     assert metrics.get("numBufferedPartitions") == 1, metrics

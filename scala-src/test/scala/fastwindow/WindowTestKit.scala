@@ -105,7 +105,8 @@ object WindowTestKit {
    *
    * When the plan can stream, the partition is run a second time the streaming way (each row
    * written as soon as its bounds allow, buffered rows discarded after every write, as eagerly as
-   * the bounds permit) and both runs must agree, so every kernel test also tests streaming.
+   * the bounds permit) and both runs must agree, so every kernel test also tests streaming. When
+   * no function reads rows on write, it is also run discarding every row right after ingest.
    */
   def runPartition(
       ev: WindowEvaluator,
@@ -119,14 +120,24 @@ object WindowTestKit {
     ev.finishPartition()
     val out = new SpecificInternalRow(layout.functionTypes)
     val buffered = rows.indices.map(i => writeRow(ev, i, out, layout.functionTypes))
-    layout.plan.streamBounds.foreach { bounds =>
-      val streamed = runStreaming(ev, layout, rows, feed, bounds)
-      val types = layout.functionTypes
+    val types = layout.functionTypes
+    def assertSame(how: String, other: Results): Unit =
       for (i <- buffered.indices; k <- types.indices) {
-        assert(same(streamed(i)(k), buffered(i)(k), types(k)),
-          s"row $i, function $k: streamed ${show(streamed(i)(k), types(k))} " +
+        assert(same(other(i)(k), buffered(i)(k), types(k)),
+          s"row $i, function $k: $how ${show(other(i)(k), types(k))} " +
             s"but buffered ${show(buffered(i)(k), types(k))}")
       }
+    layout.plan.streamBounds.foreach { bounds =>
+      assertSame("streamed", runStreaming(ev, layout, rows, feed, bounds))
+    }
+    if (layout.plan.readsNoRowsOnWrite) {
+      ev.startPartition()
+      rows.foreach { r =>
+        ev.ingest(feed(r))
+        ev.discardBefore(ev.numRows - 1)
+      }
+      ev.finishPartition()
+      assertSame("discarding after ingest", rows.indices.map(i => writeRow(ev, i, out, types)))
     }
     buffered
   }

@@ -87,6 +87,7 @@ object EvaluatorCodegen {
         g.method(prefix, params, body) + s"($args);"
       }.mkString("\n")
     val startCalls = calls(_.start, "start", "", "")
+    val ingestedCalls = calls(_.ingested, "ingested", "final int r", "r")
     val finishCalls = calls(_.finishPartition, "finish", "final int n", "n")
     val shiftCalls = calls(_.shift, "shift", "final int d", "d")
     val shiftColumns = columns.map { c =>
@@ -145,6 +146,7 @@ object EvaluatorCodegen {
          |    $extract
          |    ${if (needsPeers) recordPeerBreak else ""}
          |    rows = r + 1;
+         |    $ingestedCalls
          |  }
          |
          |  private boolean samePeerKeys(int a, int b) {

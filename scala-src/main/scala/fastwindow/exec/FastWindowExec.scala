@@ -3,14 +3,14 @@ package fastwindow.exec
 import org.apache.spark.{SparkException, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, InterpretedOrdering, InterpretedUnsafeProjection, JoinedRow, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, InterpretedOrdering, InterpretedUnsafeProjection, JoinedRow, NamedExpression, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
 import org.apache.spark.sql.catalyst.util.UnsafeRowUtils
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
-import org.apache.spark.sql.fastwindow.PartitionRowBuffer
-import org.apache.spark.sql.types.{DataType, StructField, StructType}
+import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
+import org.apache.spark.sql.types.{DataType, DecimalType, StructField, StructType}
 
 import fastwindow.FastWindowConf
 import fastwindow.FastWindowConf.CodegenMode
@@ -77,20 +77,35 @@ case class FastWindowExec(
     val interpretedTasks = longMetric("numInterpretedTasks")
     val bufferThresholds = PartitionRowBuffer.thresholds(conf)
 
+    val resultsAreOutputs = FastWindowExec.resultsAreOutputs(outputs, functionTypes)
+    val readsNoRowsOnWrite = plan.readsNoRowsOnWrite
+
     child.execute().mapPartitions { rows =>
       val (evaluator, generated) = factory.create()
       if (!generated) interpretedTasks += 1
+      // Generated kernels write with typed setters, which an UnsafeRow of fixed-width fields
+      // takes directly; the interpreted ones use `update`, which only generic rows implement.
+      val (results, project): (InternalRow, InternalRow => UnsafeRow) =
+        if (generated && resultsAreOutputs) {
+          val row = FastWindowExec.fixedWidthRow(functionTypes.size)
+          (row, _ => row)
+        } else {
+          val projection = FastWindowExec.outputProjection(outputs, interpretedEmit)
+          (new SpecificInternalRow(functionTypes), row => projection(row))
+        }
       val iterator = new WindowPartitionIterator(
         rows,
         toUnsafe = UnsafeProjection.create(childOutput, childOutput),
-        groupKey = UnsafeProjection.create(partitionExprs, childOutput),
+        groupKey = FastWindowExec.groupKey(partitionExprs, childOutput),
         sameGroup = FastWindowExec.groupEquality(partitionExprs),
         evaluator = evaluator,
         streaming = streaming,
+        readsNoRowsOnWrite = readsNoRowsOnWrite,
         maxPendingRows = maxPendingRows,
         buffer = new PartitionRowBuffer(bufferThresholds),
-        functionTypes = functionTypes,
-        outputProjection = FastWindowExec.outputProjection(outputs, interpretedEmit),
+        memory = TaskMemory.manager.map(new ColumnMemory(_)),
+        results = results,
+        project = project,
         join = FastWindowExec.joiner(
           childOutput.map(_.dataType), outputs.map(_.dataType), interpretedEmit),
         metrics = iteratorMetrics)
@@ -105,12 +120,45 @@ case class FastWindowExec(
 
 object FastWindowExec {
 
+  /** The partition key of a row; without PARTITION BY, one constant key for every row. */
+  def groupKey(partitionSpec: Seq[Expression], childOutput: Seq[Attribute]): UnsafeProjection =
+    if (partitionSpec.isEmpty) {
+      val empty = UnsafeProjection.create(Nil: Seq[Expression]).apply(InternalRow.empty)
+      new UnsafeProjection {
+        override def apply(row: InternalRow): UnsafeRow = empty
+      }
+    } else {
+      UnsafeProjection.create(partitionSpec, childOutput)
+    }
+
+  /**
+   * Whether the window outputs are exactly the function results in order (no wrapping cast or
+   * division) and all fixed-width, so the evaluator can write them straight into the output row.
+   */
+  def resultsAreOutputs(outputs: Seq[Expression], functionTypes: Seq[DataType]): Boolean =
+    outputs.size == functionTypes.size &&
+      outputs.zipWithIndex.forall {
+        case (b: BoundReference, i) => b.ordinal == i
+        case _ => false
+      } &&
+      // Decimals stay on the projection, which also re-checks their precision as Spark does.
+      functionTypes.forall(t => UnsafeRow.isFixedLength(t) && !t.isInstanceOf[DecimalType])
+
+  /** An UnsafeRow of `fields` fixed-width fields over its own bytes. */
+  def fixedWidthRow(fields: Int): UnsafeRow = {
+    val row = new UnsafeRow(fields)
+    val size = UnsafeRow.calculateBitSetWidthInBytes(fields) + 8 * fields
+    row.pointTo(new Array[Byte](size), size)
+    row
+  }
+
   /**
    * Same grouping test as `WindowExec`: binary equality of the key rows when every key type
    * allows it, otherwise an ordering comparison (e.g. collated strings).
    */
   def groupEquality(partitionSpec: Seq[Expression]): (UnsafeRow, UnsafeRow) => Boolean =
-    if (partitionSpec.forall(e => UnsafeRowUtils.isBinaryStable(e.dataType))) {
+    if (partitionSpec.isEmpty) (_, _) => true
+    else if (partitionSpec.forall(e => UnsafeRowUtils.isBinaryStable(e.dataType))) {
       (a, b) => a.equals(b)
     } else {
       val ordering = InterpretedOrdering.forSchema(partitionSpec.map(_.dataType))

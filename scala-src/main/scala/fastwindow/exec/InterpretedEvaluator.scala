@@ -71,6 +71,11 @@ final class InterpretedEvaluator(layout: EvaluatorLayout) extends WindowEvaluato
       if (break) lastPeerStart = r
     }
     rows = r + 1
+    k = 0
+    while (k < kernels.length) {
+      kernels(k).ingested(r)
+      k += 1
+    }
   }
 
   /** Rows are peers when every ORDER BY key compares equal (nulls equal nulls), as in Spark. */

@@ -1,10 +1,10 @@
 package fastwindow.exec
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.fastwindow.PartitionRowBuffer
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.unsafe.Platform
 
 import fastwindow.planning.StreamBounds
 
@@ -19,11 +19,14 @@ import fastwindow.planning.StreamBounds
  * in-memory queue, and the evaluator regularly drops rows no later result reads, so memory stays
  * O(frame), not O(partition). If more than `maxPendingRows` rows would wait (e.g. a huge group of
  * ORDER BY ties), the rest of that partition goes to Spark's spillable row buffer and is returned
- * when the partition ends. Without streaming bounds every row goes to that buffer.
+ * when the partition ends. Without streaming bounds every row goes to that buffer; the evaluator
+ * still drops ingested rows when no result reads them (`readsNoRowsOnWrite`, e.g. only
+ * whole-partition aggregates), so its columns stay small.
  *
- * Only the window outputs are serialized per output row (`outputProjection`); the child row's
- * bytes are copied as one block by `join`, instead of re-projecting every child column as
- * `WindowExec` does.
+ * The evaluator writes each row's function `results`; only the window outputs are serialized
+ * from them (`project`, the identity when `results` is already the output UnsafeRow), and the
+ * child row's bytes are copied as one block by `join`, instead of re-projecting every child
+ * column as `WindowExec` does.
  */
 final class WindowPartitionIterator(
     input: Iterator[InternalRow],
@@ -32,24 +35,23 @@ final class WindowPartitionIterator(
     sameGroup: (UnsafeRow, UnsafeRow) => Boolean,
     evaluator: WindowEvaluator,
     streaming: Option[StreamBounds],
+    readsNoRowsOnWrite: Boolean,
     maxPendingRows: Int,
     buffer: PartitionRowBuffer,
-    functionTypes: Seq[DataType],
-    outputProjection: UnsafeProjection,
+    memory: Option[ColumnMemory],
+    results: InternalRow,
+    project: InternalRow => UnsafeRow,
     join: (UnsafeRow, UnsafeRow) => UnsafeRow,
     metrics: WindowPartitionIterator.Metrics) extends Iterator[InternalRow] {
 
   import WindowPartitionIterator.DiscardBatch
 
-  private val results = new SpecificInternalRow(functionTypes)
   private val lookahead = streaming.fold(0)(_.lookahead)
   private val history = streaming.fold(0)(_.history)
   private val waitsForPeers = streaming.exists(_.waitsForPeers)
 
   /** Ingested rows not yet returned (copies), in order; those after them are in `buffer`. */
-  private val pending = new java.util.ArrayDeque[UnsafeRow]()
-  private var pendingBytes = 0L
-  private var peakPendingBytes = 0L
+  private val pending = new PendingRows(maxPendingRows)
   /** Whether rows of the current partition went to `buffer` (all of them without streaming). */
   private var overflowed = false
   private var bufferedRows: Iterator[UnsafeRow] = Iterator.empty
@@ -122,34 +124,32 @@ final class WindowPartitionIterator(
   /** Ingests `row`; returns its output if it is ready at once, else keeps it waiting. */
   private def ingest(row: UnsafeRow): InternalRow = {
     evaluator.ingest(row)
+    if (evaluator.numRows % DiscardBatch == 0) {
+      if (readsNoRowsOnWrite) evaluator.discardBefore(evaluator.numRows - 1)
+      trackMemory()
+    }
     if (pending.isEmpty && !overflowed && ready == evaluator.numRows) {
       emit(row)
     } else {
-      if (overflowed || pending.size >= maxPendingRows) {
+      if (overflowed || pending.isFull) {
         overflowed = true
         buffer.add(row)
       } else {
-        pending.add(row.copy())
-        pendingBytes += row.getSizeInBytes
-        peakPendingBytes = math.max(peakPendingBytes, pendingBytes)
+        pending.add(row)
       }
       null
     }
   }
 
+  /** The oldest waiting row; valid until the next row is added (it is returned right away). */
   private def takeWaitingRow(): UnsafeRow =
-    if (pending.isEmpty) bufferedRows.next()
-    else {
-      val row = pending.poll()
-      pendingBytes -= row.getSizeInBytes
-      row
-    }
+    if (pending.isEmpty) bufferedRows.next() else pending.poll()
 
   private def emit(row: UnsafeRow): InternalRow = {
     evaluator.write(emitted, results)
     emitted += 1
     if (streaming.isDefined && emitted % DiscardBatch == 0) discardOldRows()
-    join(row, outputProjection(results))
+    join(row, project(results))
   }
 
   /** Drops rows no later result reads, once they are many and most of the buffer (amortized O(1)). */
@@ -162,7 +162,11 @@ final class WindowPartitionIterator(
     }
   }
 
+  private def trackMemory(): Unit =
+    memory.foreach(_.track(evaluator.bufferBytes + pending.bytes))
+
   private def finishPartition(): Unit = {
+    trackMemory()
     evaluator.finishPartition()
     complete = true
     if (overflowed) bufferedRows = buffer.iterator
@@ -179,8 +183,57 @@ final class WindowPartitionIterator(
     released = true
     buffer.clear()
     metrics.spillSize += buffer.spillSize
-    // Column buffers only grow within a task, so their final size is their peak.
-    metrics.peakMemory += evaluator.bufferBytes + peakPendingBytes
+    trackMemory()
+    metrics.peakMemory += memory.fold(evaluator.bufferBytes + pending.bytes)(_.peak)
+    memory.foreach(_.release())
+  }
+}
+
+/**
+ * A FIFO of row copies that reuses its memory: a ring of UnsafeRows, each pointing into a byte
+ * array of its own that is only reallocated when a longer row arrives; grows up to `limit` rows.
+ */
+final class PendingRows(limit: Int) {
+  private var rows = new Array[UnsafeRow](16)
+  private var head = 0
+  private var count = 0
+
+  def size: Int = count
+  def isEmpty: Boolean = count == 0
+  def isFull: Boolean = count >= limit
+
+  def add(row: UnsafeRow): Unit = {
+    if (count == rows.length) grow()
+    val slot = (head + count) % rows.length
+    val size = row.getSizeInBytes
+    var copy = rows(slot)
+    if (copy == null || copy.getBaseObject.asInstanceOf[Array[Byte]].length < size) {
+      copy = new UnsafeRow(row.numFields)
+      copy.pointTo(new Array[Byte](math.max(size, 64)), size)
+      rows(slot) = copy
+    }
+    Platform.copyMemory(row.getBaseObject, row.getBaseOffset, copy.getBaseObject,
+      Platform.BYTE_ARRAY_OFFSET, size)
+    copy.setTotalSize(size)
+    count += 1
+  }
+
+  def poll(): UnsafeRow = {
+    val row = rows(head)
+    head = (head + 1) % rows.length
+    count -= 1
+    row
+  }
+
+  /** Bytes held by the ring's rows (their arrays' capacity, which only grows). */
+  def bytes: Long =
+    rows.iterator.filter(_ != null).map(_.getBaseObject.asInstanceOf[Array[Byte]].length.toLong).sum
+
+  private def grow(): Unit = {
+    val bigger = new Array[UnsafeRow](rows.length * 2)
+    for (k <- 0 until count) bigger(k) = rows((head + k) % rows.length)
+    rows = bigger
+    head = 0
   }
 }
 

@@ -17,7 +17,8 @@ import fastwindow.planning.{AggregateSpec, FrameShape}
  * fastwindow changes is the loop around them: primitive columns instead of rows, and (in
  * generated code) the expressions inlined on primitive fields.
  *
- * Cost per partition, for n rows: whole partition O(n) (one pass, one evaluation); running ROWS
+ * Cost per partition, for n rows: whole partition O(n) (updated as rows arrive, evaluated once,
+ * so the rows need not stay buffered); running ROWS
  * O(n) (one update and one evaluation per row); running RANGE O(n) (each peer group is added when
  * its first row is reached and evaluated once); sliding ROWS frames O(n) whatever their width
  * ([[SlidingAggregate]]).
@@ -101,13 +102,11 @@ object AggregateKernel {
       if (sliding != null) sliding.reset()
     }
 
-    override def finishPartition(n: Int): Unit = {
-      if (spec.frame == FrameShape.WholePartition) {
-        var j = 0
-        while (j < n) { add(j); j += 1 }
-        evaluate()
-      }
-    }
+    // The whole partition's aggregate is updated as rows arrive, so its rows need not stay.
+    override def ingested(r: Int): Unit = if (spec.frame == FrameShape.WholePartition) add(r)
+
+    override def finishPartition(n: Int): Unit =
+      if (spec.frame == FrameShape.WholePartition) evaluate()
 
     override def write(i: Int, n: Int, out: InternalRow): Unit = {
       spec.frame match {
@@ -198,7 +197,7 @@ object AggregateKernel {
     val start = s"$initFn();"
     val kernel = spec.frame match {
       case FrameShape.WholePartition =>
-        KernelCode(s"for (int j = 0; j < n; j++) $addFn(j);\n$evalFn();", "", start)
+        KernelCode(s"$evalFn();", "", start, ingested = s"$addFn(r);")
       case FrameShape.RunningRows => KernelCode("", s"$addFn(i);\n$evalFn();", start)
       case FrameShape.RunningRange =>
         KernelCode("", s"""

@@ -18,6 +18,8 @@ import org.apache.spark.sql.catalyst.InternalRow
  */
 trait Kernel {
   def startPartition(): Unit = {}
+  /** Called once buffered row `r`'s columns are filled, before any later row arrives. */
+  def ingested(r: Int): Unit = {}
   def finishPartition(n: Int): Unit = {}
   def write(i: Int, n: Int, out: InternalRow): Unit
   def shift(d: Int): Unit = {}
@@ -27,14 +29,16 @@ trait Kernel {
  * The generated twin of a [[Kernel]]: Java statements spliced into the operator's generated
  * evaluator. `start` runs when a partition starts, `finishPartition` with `n` (rows in the
  * partition) in scope, `write` with `i` (current buffered row), `n` and `out` (the result row) in
- * scope, `shift` with `d` (rows dropped from the front of the buffer) in scope. State lives in
+ * scope, `shift` with `d` (rows dropped from the front of the buffer) in scope, `ingested` with
+ * `r` (the buffered row just filled) in scope. State lives in
  * fields the kernel registered on the codegen context.
  */
 final case class KernelCode(
     finishPartition: String,
     write: String,
     start: String = "",
-    shift: String = "")
+    shift: String = "",
+    ingested: String = "")
 
 /**
  * Where the evaluator is in the current partition, for kernels that need more than the buffered

@@ -28,6 +28,13 @@ final case class WindowPlan(
   /** Whether any function needs to know where each group of peers starts and ends. */
   def needsPeers: Boolean = functions.exists(_.needsPeers)
 
+  /**
+   * Whether no function reads buffered rows when writing results (whole-partition aggregates are
+   * complete once their rows are ingested; row_number and ntile only count), so rows can be
+   * dropped as soon as they are ingested, even when the partition itself must be buffered.
+   */
+  def readsNoRowsOnWrite: Boolean = functions.forall(!_.readsRowsOnWrite)
+
   /** How the node can stream: the union of its functions' bounds; None if any needs buffering. */
   def streamBounds: Option[StreamBounds] =
     functions.map(_.streamBounds).reduceOption[Option[StreamBounds]] {
@@ -96,6 +103,8 @@ sealed trait FunctionSpec {
   def inputs: Seq[Expression]
   /** None when the function needs its whole partition buffered. */
   def streamBounds: Option[StreamBounds]
+  /** Whether writing a result reads buffered rows (columns or peer flags). */
+  def readsRowsOnWrite: Boolean = true
 }
 
 /** The ranking functions; their values follow from row positions and peer groups only. */
@@ -117,6 +126,7 @@ final case class RankingSpec(ordinal: Int, kind: RankingKind, resultType: DataTy
   override def inputs: Seq[Expression] = Nil
   override def streamBounds: Option[StreamBounds] =
     if (kind.needsPartitionSize) None else Some(StreamBounds.Immediate)
+  override def readsRowsOnWrite: Boolean = needsPeers
 }
 
 /**
@@ -148,6 +158,7 @@ final case class AggregateSpec(ordinal: Int, function: DeclarativeAggregate, fra
   override def resultType: DataType = function.dataType
   override def needsPeers: Boolean = frame == FrameShape.RunningRange
   override def inputs: Seq[Expression] = function.children.filterNot(_.foldable)
+  override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
   override def streamBounds: Option[StreamBounds] = frame match {
     case FrameShape.WholePartition => None
     case FrameShape.RunningRows => Some(StreamBounds.Immediate)

@@ -1,0 +1,98 @@
+"""Buffered partitions under memory pressure, against Spark.
+
+Functions that need their whole partition (whole-partition and shrinking frames, percent_rank,
+cume_dist, ntile, IGNORE NULLS, leads past the waiting-row limit) buffer the partition's rows in
+Spark's spillable window buffer. Here Spark's own thresholds force that buffer to spill after a
+few hundred rows (``spark.sql.windowExec.buffer.spill.threshold``), so every buffered frame kind
+runs its spill path, on both evaluators; results must still be Spark's and the operator must
+report the spill. Spark's answer is computed without forced spilling: its frames re-read a
+spilled buffer once per row (one read-ahead buffer per spill file each time), which runs the
+test JVM out of heap. A task that fails mid-partition must leave no execution memory behind.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import fastwindow
+from helpers import assert_rows_equal, run
+
+FORCE_SPILL = {
+    "spark.sql.windowExec.buffer.in.memory.threshold": "100",
+    "spark.sql.windowExec.buffer.spill.threshold": "300",
+}
+
+BUFFERED = {
+    "whole": "sum(v) over (partition by p)",
+    "whole_range_string": "max(s) over (partition by p order by k range between unbounded "
+                          "preceding and unbounded following)",
+    "shrinking": "sum(v) over (partition by p order by o rows between current row and unbounded "
+                 "following)",
+    "to_end": "min(s) over (partition by p order by o rows between 3 preceding and unbounded "
+              "following)",
+    "percent_rank": "percent_rank() over (partition by p order by k)",
+    "cume_dist": "cume_dist() over (partition by p order by k)",
+    "ntile": "ntile(7) over (partition by p order by o)",
+    "lag_ignore_nulls": "lag(v, 2) ignore nulls over (partition by p order by o)",
+    "lead_past_pending_limit": "lead(s, 50) over (partition by p order by o)",
+}
+
+
+def _force_spill(spark, on: bool) -> None:
+    for key, value in FORCE_SPILL.items():
+        if on:
+            spark.conf.set(key, value)
+        else:
+            spark.conf.unset(key)
+
+
+@pytest.fixture
+def spilling(spark):
+    spark.sql("""
+        create or replace temporary view spill_t as
+        select cast(id % 4 as int) as p, id as o, cast(id div 5 as int) as k,
+               case when id % 7 = 0 then null else (id * 7919) % 1000 - 500 end as v,
+               case when id % 3 = 0 then null else concat('s', cast((id * 31) % 211 as string)) end as s
+        from range(0, 4000)
+    """)
+    spark.conf.set("spark.fastwindow.streaming.maxPendingRows", "16")
+    _force_spill(spark, True)
+    yield spark
+    _force_spill(spark, False)
+    spark.conf.unset("spark.fastwindow.streaming.maxPendingRows")
+
+
+@pytest.mark.parametrize("name", sorted(BUFFERED))
+def test_buffered_frames_spill_and_match_spark(spilling, name):
+    query = f"select p, o, {BUFFERED[name]} as r from spill_t"
+    fast = run(spilling, query, fastwindow_on=True)
+    assert "FastWindow" in fast.plan, fast.plan
+    _force_spill(spilling, False)
+    try:
+        spark_rows = run(spilling, query, fastwindow_on=False).rows
+    finally:
+        _force_spill(spilling, True)
+    assert_rows_equal(fast.rows, spark_rows)
+    df = spilling.sql(query)
+    df.collect()
+    metrics = [r for r in fastwindow.explain(df) if r.fastwindow][0].metrics
+    assert metrics.get("spillSize", 0) > 0, metrics
+    assert metrics.get("numBufferedPartitions", 0) == 4, metrics
+
+
+def _execution_memory_used(spark) -> int:
+    return spark.sparkContext._jvm.org.apache.spark.sql.fastwindow.TaskMemory.executionMemoryUsed()
+
+
+def test_failing_task_releases_its_memory(spilling):
+    """An ANSI overflow thrown mid-partition (after the operator reserved column memory and the
+    row buffer spilled) leaves no execution memory reserved in the JVM."""
+    spilling.conf.set("spark.sql.ansi.enabled", "true")
+    try:
+        query = ("select id, sum(case when id in (9000, 9002) then 9223372036854775807 else id end) "
+                 "over (partition by id % 2) s from range(0, 20000)")
+        with pytest.raises(Exception, match="ARITHMETIC_OVERFLOW"):
+            spilling.sql(query).collect()
+        assert _execution_memory_used(spilling) == 0
+    finally:
+        spilling.conf.unset("spark.sql.ansi.enabled")
