@@ -53,8 +53,10 @@ object WindowSupport {
    * @param inputs    the types its (non-constant) inputs may have
    * @param matches   whether an aggregate is this one (after Spark's rewrites: bool_and is min)
    * @param typed     the inputs to check, each with its type set (default: every child, `inputs`)
+   * @param inputsDescription how the support table describes the inputs (default: `inputs`)
    * @param mergeable false for update-only window aggregates (nth_value): Spark has no merge of
    *                  their partial results, and sliding ROWS frames need one
+   * @param kind      "aggregate" (accepts FILTER), or "analytic" for window-only functions
    */
   final case class AggregateRule(
       name: String,
@@ -63,11 +65,13 @@ object WindowSupport {
       aliases: Seq[String] = Nil,
       typed: Option[DeclarativeAggregate => Seq[(Expression, TypeSet)]] = None,
       inputsDescription: Option[String] = None,
-      mergeable: Boolean = true) {
+      mergeable: Boolean = true,
+      kind: String = "aggregate") {
     def typedInputs(agg: DeclarativeAggregate): Seq[(Expression, TypeSet)] =
       typed.fold(agg.children.map(_ -> inputs))(_(agg))
     def names: Seq[String] = name +: aliases
-    def description: String = inputsDescription.getOrElse(inputs.description)
+    def description: String = inputsDescription.getOrElse(inputs.description) +
+      (if (kind == "aggregate") "; FILTER (WHERE ...)" else "")
     def frames: Seq[String] =
       if (mergeable) WindowSupport.frames else WindowSupport.frames.filterNot(_ == slidingFrames)
   }
@@ -97,13 +101,17 @@ object WindowSupport {
     AggregateRule("var_pop", numericAsDouble, _.isInstanceOf[VariancePop]),
     // any_value is first (Spark rewrites it); IGNORE NULLS is a flag of the function.
     AggregateRule("first", anyBufferable, _.isInstanceOf[First],
-      aliases = Seq("first_value", "any_value")),
-    AggregateRule("last", anyBufferable, _.isInstanceOf[Last], aliases = Seq("last_value")),
+      aliases = Seq("first_value", "any_value"),
+      inputsDescription = Some(s"${anyBufferable.description}; IGNORE NULLS")),
+    AggregateRule("last", anyBufferable, _.isInstanceOf[Last], aliases = Seq("last_value"),
+      inputsDescription = Some(s"${anyBufferable.description}; IGNORE NULLS")),
     AggregateRule("min_by", anyBufferable, _.isInstanceOf[MinBy], typed = Some(byOrdering),
       inputsDescription = Some(byOrderingDescription)),
     AggregateRule("max_by", anyBufferable, _.isInstanceOf[MaxBy], typed = Some(byOrdering),
       inputsDescription = Some(byOrderingDescription)),
-    AggregateRule("nth_value", anyBufferable, _.isInstanceOf[NthValue], mergeable = false))
+    AggregateRule("nth_value", anyBufferable, _.isInstanceOf[NthValue], mergeable = false,
+      inputsDescription = Some(s"${anyBufferable.description}; any offset, IGNORE NULLS"),
+      kind = "analytic"))
 
   val rankingFunctions: Seq[String] =
     Seq("row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile")
@@ -321,7 +329,7 @@ object WindowSupport {
     val offsets = offsetFunctions.map { f =>
       entry(f, "offset", ownFrame, s"${anyBufferable.description}; any offset, default, IGNORE NULLS")
     }
-    val aggs = aggregates.map(a => entry(a.names.mkString(", "), "aggregate", a.frames, a.description))
+    val aggs = aggregates.map(a => entry(a.names.mkString(", "), a.kind, a.frames, a.description))
     (ranking ++ offsets ++ aggs).mkString("[\n  ", ",\n  ", "\n]")
   }
 }
