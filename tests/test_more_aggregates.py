@@ -151,9 +151,9 @@ FILTERED = [
     "avg(i) filter (where s < 'b')", "min(s) filter (where not bo)",
     "max(d) filter (where i % 2 = 0)", "first(s) filter (where bo)",
     "last(i, true) filter (where d is not null)", "max_by(id, g) filter (where bo)",
-    "sum(l) filter (where i is null and i > 0)",   # never true (FILTER (WHERE false) fails in
-]                                                  # Spark itself: test_filter_where_false...)
-# (filtered variances are in VARIANCE below: over sliding frames they are within tolerance)
+    "sum(l) filter (where i is null and i > 0)",   # never true; see test_filter_where_false...
+]
+# Filtered variances are in VARIANCE below: over sliding frames they are within tolerance.
 
 
 @pytest.mark.parametrize("frame", FRAMES)
@@ -344,7 +344,8 @@ def test_variance_of_shifted_data(spark):
 
 # -- mixes, empty and tiny inputs ------------------------------------------------------------------
 
-def test_everything_in_one_select(spark):
+@pytest.mark.parametrize("ansi", [True, False], ids=["ansi", "no_ansi"])
+def test_everything_in_one_select(spark, ansi):
     query = """select p, id,
                  first(s) over w a, last(d, true) over w b, max_by(s, i) over w c,
                  bool_or(bo) over w e, nth_value(i, 2) over (partition by p order by g) f,
@@ -353,7 +354,7 @@ def test_everything_in_one_select(spark):
                from t
                window w as (partition by p order by g, id),
                       w2 as (partition by p order by id rows between 2 preceding and 2 following)"""
-    assert_same_as_spark(spark, query)
+    assert_same_as_spark(spark, query, ansi=ansi)
 
 
 def test_tiny_partitions_and_empty_input(spark):
