@@ -14,18 +14,19 @@ UNSUPPORTED = {
         "select p, id, min(d) over (partition by p order by id range between current row and "
         "unbounded following) s from t",
         "min over the frame RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING"),
-    "filter_clause": (
-        "select p, id, sum(i) filter (where i > 0) over (partition by p) s from t",
-        "FILTER (WHERE ...) is not supported yet"),
-    "nth_value": (
-        "select p, id, nth_value(i, 2) over (partition by p order by id) s from t",
-        "window function nth_value is not supported yet"),
+    "filter_on_unsupported_aggregate": (
+        "select p, id, collect_set(i) filter (where i > 0) over (partition by p) s from t",
+        "aggregate function collect_set is not supported yet"),
+    "nth_value_sliding": (
+        "select p, id, nth_value(i, 2) over (partition by p order by id rows between 1 preceding "
+        "and 1 following) s from t",
+        "nth_value over the frame ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING is not supported yet"),
     "imperative_aggregate": (
         "select p, id, collect_list(i) over (partition by p) s from t",
         "aggregate function collect_list is not supported yet"),
-    "stddev": (
-        "select p, id, stddev(d) over (partition by p) s from t",
-        "is not supported yet"),
+    "skewness": (
+        "select p, id, skewness(d) over (partition by p) s from t",
+        "aggregate function skewness is not supported yet"),
     "interval_sum": (
         "select p, id, sum(make_dt_interval(i % 5)) over (partition by p) s from t",
         "sum of type INTERVAL DAY TO SECOND is not supported"),

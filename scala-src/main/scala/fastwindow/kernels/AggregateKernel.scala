@@ -1,7 +1,7 @@
 package fastwindow.kernels
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, BindReferences, EmptyRow, Expression, InterpretedMutableProjection, JoinedRow, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{AggregateWindowFunction, AttributeReference, BindReferences, EmptyRow, Expression, InterpretedMutableProjection, JoinedRow, SpecificInternalRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.{ExprCode, JavaCode}
 import org.apache.spark.sql.types.DataType
@@ -46,7 +46,10 @@ object AggregateKernel {
         buffer,
         aggs.flatMap(_.initialValues),
         BindReferences.bindReferences(aggs.flatMap(_.updateExpressions), buffer ++ columns),
-        BindReferences.bindReferences(
+        // Window aggregates (nth_value) are update-only: no merge, and the planner never runs
+        // them over sliding frames, the only user of `merge`.
+        if (aggs.exists(_.isInstanceOf[AggregateWindowFunction])) Nil
+        else BindReferences.bindReferences(
           aggs.flatMap(_.mergeExpressions), buffer ++ aggs.flatMap(_.inputAggBufferAttributes)),
         BindReferences.bindReference(aggs.head.evaluateExpression, buffer))
     }

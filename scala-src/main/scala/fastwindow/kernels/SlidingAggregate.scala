@@ -2,13 +2,13 @@ package fastwindow.kernels
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Abs, AttributeReference, BindReferences, Cast, Coalesce, EmptyRow, EvalMode, Expression, GreaterThanOrEqual, InterpretedMutableProjection, JoinedRow, Literal, NumericEvalContext, SpecificInternalRow}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, DeclarativeAggregate, Sum}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, DeclarativeAggregate, Sum}
 import org.apache.spark.sql.catalyst.expressions.codegen.{ExprCode, JavaCode}
 import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
 
 import fastwindow.buffer.{ColumnType, ColumnarRowView}
 import fastwindow.kernels.AggregateKernel.{BoundAggregate, Gen}
-import fastwindow.planning.FrameShape
+import fastwindow.planning.{FilteredAggregate, FrameShape}
 
 /**
  * Aggregates over sliding ROWS frames ([[FrameShape.SlidingRows]]: moving, shrinking, offset and
@@ -27,7 +27,10 @@ import fastwindow.planning.FrameShape
  * decides overflow (integral sums under ANSI/TRY, decimal sums and averages), the stacks combine
  * a non-failing (LEGACY) copy of the aggregate next to a sum of |x| as double; a frame whose |x|
  * sum comes near the type's limit is recomputed row by row with Spark's own expressions, so
- * errors and nulls from overflow appear exactly where Spark produces them.
+ * errors and nulls from overflow appear exactly where Spark produces them. Variance and standard
+ * deviation merge partial moments (Chan et al.) where Spark updates row by row (Welford): within
+ * float rounding (the tests allow 1e-12 times the frame's sum of x^2 over n - 1 on the variance),
+ * and frames with a non-finite value or a sum of |x| from 1e100 up are recomputed row by row.
  */
 object SlidingAggregate {
 
@@ -38,21 +41,40 @@ object SlidingAggregate {
   final case class Plan(partial: BoundAggregate, needsExact: Option[Expression])
 
   def plan(agg: DeclarativeAggregate, columns: Seq[AttributeReference]): Plan = agg match {
-    case s: Sum if recomputesNearLimits(s) =>
-      checked(s.copy(evalContext = s.evalContext.copy(evalMode = EvalMode.LEGACY)), s.child,
-        s.dataType, columns)
-    case a: Average if recomputesNearLimits(a) =>
-      checked(a.copy(evalMode = EvalMode.LEGACY), a.child, a.sumDataType, columns)
-    case other => Plan(BoundAggregate(other, columns), None)
+    // FILTER only decides which rows update the buffer: the guard is the aggregate's own, and
+    // the unfiltered sum of |x| bounds the filtered one.
+    case FilteredAggregate(inner, filter) =>
+      guard(inner).fold(Plan(BoundAggregate(agg, columns), None)) { case (partial, input, safe) =>
+        checked(FilteredAggregate(partial, filter), input, safe, columns)
+      }
+    case other =>
+      guard(other).fold(Plan(BoundAggregate(other, columns), None)) { case (partial, input, safe) =>
+        checked(partial, input, safe, columns)
+      }
   }
 
-  /** Whether frames of `agg` near its type's limits are recomputed row by row (see above). */
+  /** Whether some frames of `agg` are recomputed row by row (see above). */
   def recomputesNearLimits(agg: DeclarativeAggregate): Boolean = agg match {
-    case s: Sum => s.dataType.isInstanceOf[DecimalType] ||
-      (s.dataType == LongType && s.evalContext.evalMode != EvalMode.LEGACY)
-    case a: Average => a.child.dataType.isInstanceOf[DecimalType]
-    case _ => false
+    case FilteredAggregate(inner, _) => guard(inner).isDefined
+    case other => guard(other).isDefined
   }
+
+  /**
+   * For aggregates whose partials may not be combined in any order everywhere: what the stacks
+   * combine instead (a non-failing copy), the input whose sum of |x| is watched, and the sum of
+   * |x| from which a frame is recomputed row by row.
+   */
+  private def guard(agg: DeclarativeAggregate): Option[(DeclarativeAggregate, Expression, Double)] =
+    agg match {
+      case s: Sum if s.dataType.isInstanceOf[DecimalType] ||
+          (s.dataType == LongType && s.evalContext.evalMode != EvalMode.LEGACY) =>
+        Some((s.copy(evalContext = s.evalContext.copy(evalMode = EvalMode.LEGACY)), s.child,
+          safeMagnitude(s.dataType)))
+      case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
+        Some((a.copy(evalMode = EvalMode.LEGACY), a.child, safeMagnitude(a.sumDataType)))
+      case c: CentralMomentAgg => Some((c, c.child, MomentSafeMagnitude))
+      case _ => None
+    }
 
   /**
    * Half of the largest magnitude a sum buffer of `sumType` holds: below it (as a sum of |x|),
@@ -64,15 +86,24 @@ object SlidingAggregate {
     case _ => math.pow(2, 62)
   }
 
+  /**
+   * Variance and standard deviation (Welford's updates row by row, Chan et al.'s merge of
+   * partials) agree within float rounding while no intermediate overflows; below this sum of
+   * |x| none does (squares and products of counts stay far below Double.MaxValue). A frame with
+   * a larger, infinite or NaN value is recomputed row by row, so NaN and infinity appear exactly
+   * where Spark's row-by-row updates produce them.
+   */
+  private val MomentSafeMagnitude = 1e100
+
   private def checked(
-      legacy: DeclarativeAggregate,
+      partialAgg: DeclarativeAggregate,
       input: Expression,
-      sumType: DataType,
+      safe: Double,
       columns: Seq[AttributeReference]): Plan = {
     val magnitude = Sum(Abs(Cast(input, DoubleType)), NumericEvalContext(EvalMode.LEGACY))
-    val partial = BoundAggregate.of(Seq(legacy, magnitude), columns)
+    val partial = BoundAggregate.of(Seq(partialAgg, magnitude), columns)
     val nearLimit = GreaterThanOrEqual(
-      Coalesce(Seq(magnitude.evaluateExpression, Literal(0.0))), Literal(safeMagnitude(sumType)))
+      Coalesce(Seq(magnitude.evaluateExpression, Literal(0.0))), Literal(safe))
     Plan(partial, Some(BindReferences.bindReference(nearLimit, partial.bufferAttributes)))
   }
 

@@ -45,24 +45,84 @@ object WindowSupport {
     "any type except variant, user-defined and object types",
     ColumnType.isSupported)
 
-  /** Aggregates evaluated through their declarative expressions, with their input types. */
-  final case class AggregateRule(name: String, inputs: TypeSet, matches: DeclarativeAggregate => Boolean)
+  /**
+   * An aggregate evaluated through its declarative expressions.
+   *
+   * @param name      the name reasons use; `aliases` are the other SQL names of the same function
+   *                  (shown in the support table)
+   * @param inputs    the types its (non-constant) inputs may have
+   * @param matches   whether an aggregate is this one (after Spark's rewrites: bool_and is min)
+   * @param typed     the inputs to check, each with its type set (default: every child, `inputs`)
+   * @param inputsDescription how the support table describes the inputs (default: `inputs`)
+   * @param mergeable false for update-only window aggregates (nth_value): Spark has no merge of
+   *                  their partial results, and sliding ROWS frames need one
+   * @param kind      "aggregate" (accepts FILTER), or "analytic" for window-only functions
+   */
+  final case class AggregateRule(
+      name: String,
+      inputs: TypeSet,
+      matches: DeclarativeAggregate => Boolean,
+      aliases: Seq[String] = Nil,
+      typed: Option[DeclarativeAggregate => Seq[(Expression, TypeSet)]] = None,
+      inputsDescription: Option[String] = None,
+      mergeable: Boolean = true,
+      kind: String = "aggregate") {
+    def typedInputs(agg: DeclarativeAggregate): Seq[(Expression, TypeSet)] =
+      typed.fold(agg.children.map(_ -> inputs))(_(agg))
+    def names: Seq[String] = name +: aliases
+    def description: String = inputsDescription.getOrElse(inputs.description) +
+      (if (kind == "aggregate") "; FILTER (WHERE ...)" else "")
+    def frames: Seq[String] =
+      if (mergeable) WindowSupport.frames else WindowSupport.frames.filterNot(_ == slidingFrames)
+  }
+
+  /** Variance and standard deviation read their input as double (Spark casts it). */
+  private val numericAsDouble = numeric.copy(description = s"${numeric.description} (as double)")
+
+  private val byOrdering: DeclarativeAggregate => Seq[(Expression, TypeSet)] = {
+    case m: MaxMinBy => Seq(m.valueExpr -> anyBufferable, m.orderingExpr -> orderable)
+    case other => other.children.map(_ -> anyBufferable)
+  }
+  private val byOrderingDescription =
+    s"value: ${anyBufferable.description}; ordering: ${orderable.description}"
 
   val aggregates: Seq[AggregateRule] = Seq(
     AggregateRule("count", anyBufferable, _.isInstanceOf[Count]),
     AggregateRule("sum", numeric, _.isInstanceOf[Sum]),
     AggregateRule("avg", numeric, _.isInstanceOf[Average]),
-    AggregateRule("min", orderable, _.isInstanceOf[Min]),
-    AggregateRule("max", orderable, _.isInstanceOf[Max]))
+    // Spark rewrites bool_and/every into min and bool_or/some/any into max of a boolean.
+    AggregateRule("min", orderable, _.isInstanceOf[Min], aliases = Seq("bool_and", "every")),
+    AggregateRule("max", orderable, _.isInstanceOf[Max], aliases = Seq("bool_or", "some", "any")),
+    AggregateRule("stddev_samp", numericAsDouble, _.isInstanceOf[StddevSamp],
+      aliases = Seq("stddev", "std")),
+    AggregateRule("stddev_pop", numericAsDouble, _.isInstanceOf[StddevPop]),
+    AggregateRule("var_samp", numericAsDouble, _.isInstanceOf[VarianceSamp],
+      aliases = Seq("variance")),
+    AggregateRule("var_pop", numericAsDouble, _.isInstanceOf[VariancePop]),
+    // any_value is first (Spark rewrites it); IGNORE NULLS is a flag of the function.
+    AggregateRule("first", anyBufferable, _.isInstanceOf[First],
+      aliases = Seq("first_value", "any_value"),
+      inputsDescription = Some(s"${anyBufferable.description}; IGNORE NULLS")),
+    AggregateRule("last", anyBufferable, _.isInstanceOf[Last], aliases = Seq("last_value"),
+      inputsDescription = Some(s"${anyBufferable.description}; IGNORE NULLS")),
+    AggregateRule("min_by", anyBufferable, _.isInstanceOf[MinBy], typed = Some(byOrdering),
+      inputsDescription = Some(byOrderingDescription)),
+    AggregateRule("max_by", anyBufferable, _.isInstanceOf[MaxBy], typed = Some(byOrdering),
+      inputsDescription = Some(byOrderingDescription)),
+    AggregateRule("nth_value", anyBufferable, _.isInstanceOf[NthValue], mergeable = false,
+      inputsDescription = Some(s"${anyBufferable.description}; any offset, IGNORE NULLS"),
+      kind = "analytic"))
 
   val rankingFunctions: Seq[String] =
     Seq("row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile")
 
   val offsetFunctions: Seq[String] = Seq("lead", "lag")
 
+  private val slidingFrames = "ROWS BETWEEN any constant or unbounded bounds (moving, shrinking)"
+
   /** Frames as users see them in the support table (sliding ROWS frames are a family). */
   val frames: Seq[String] = Seq(FrameShape.WholePartition.sql, FrameShape.RunningRows.sql,
-    FrameShape.RunningRange.sql, "ROWS BETWEEN any constant or unbounded bounds (moving, shrinking)")
+    FrameShape.RunningRange.sql, slidingFrames)
 
   /** Result of a support check: a plan, or the reason fastwindow leaves the node to Spark. */
   type Outcome = Either[String, WindowPlan]
@@ -126,12 +186,12 @@ object WindowSupport {
         case other => Left(s"ntile with buckets $other is not supported")
       }
     case f: FrameLessOffsetWindowFunction => offsetFunction(f, ordinal)
+    // nth_value is a window function with a frame, evaluated like an (update-only) aggregate.
+    case n: NthValue => aggregate(n, frame, ordinal, filter = None)
     case AggregateExpression(agg, mode, isDistinct, filter, _) =>
       if (mode != Complete) Left(s"aggregate ${agg.prettyName} in mode $mode is not supported")
       else if (isDistinct) Left(s"${agg.prettyName}(DISTINCT ...) is not supported")
-      else if (filter.isDefined) {
-        Left(s"${agg.prettyName}(...) FILTER (WHERE ...) is not supported yet")
-      } else aggregate(agg, frame, ordinal)
+      else aggregate(agg, frame, ordinal, filter)
     case other =>
       Left(s"window function ${other.prettyName} is not supported yet " +
         s"(supported: ${(rankingFunctions ++ offsetFunctions ++ aggregates.map(_.name))
@@ -159,7 +219,8 @@ object WindowSupport {
   private def aggregate(
       agg: AggregateFunction,
       frame: SpecifiedWindowFrame,
-      ordinal: Int): Either[String, FunctionSpec] = {
+      ordinal: Int,
+      filter: Option[Expression]): Either[String, FunctionSpec] = {
     val name = agg.prettyName
     val rule = agg match {
       case d: DeclarativeAggregate => aggregates.find(_.matches(d))
@@ -170,17 +231,29 @@ object WindowSupport {
         Left(s"aggregate function $name is not supported yet " +
           s"(supported: ${aggregates.map(_.name).mkString(", ")})")
       case Some(r) =>
-        agg.children.filterNot(_.foldable).find(c => !r.inputs.contains(c.dataType)) match {
-          case Some(bad) =>
+        val declarative = agg.asInstanceOf[DeclarativeAggregate]
+        val badInput = r.typedInputs(declarative).collectFirst {
+          case (c, types) if !c.foldable && !types.contains(c.dataType) => c
+        }
+        val badFilter = filter.filterNot(f => f.dataType == BooleanType && f.deterministic)
+        (badInput, badFilter) match {
+          case (Some(bad), _) =>
             Left(s"$name of type ${bad.dataType.sql} is not supported " +
-              s"(supported input types: ${r.inputs.description})")
-          case None =>
+              s"(supported input types: ${r.description})")
+          case (None, Some(f)) =>
+            Left(s"$name(...) FILTER (WHERE ${f.sql}) is not supported")
+          case (None, None) =>
             frameShape(frame) match {
+              case Some(_: FrameShape.SlidingRows) if !r.mergeable =>
+                Left(s"$name over the frame ${frameSql(frame)} is not supported yet: Spark cannot " +
+                  s"merge partial results of $name, which fastwindow's sliding ROWS frames need " +
+                  s"(supported frames for $name: ${r.frames.mkString("; ")})")
               case Some(shape) =>
-                Right(AggregateSpec(ordinal, agg.asInstanceOf[DeclarativeAggregate], shape))
+                val function = filter.fold(declarative)(FilteredAggregate(declarative, _))
+                Right(AggregateSpec(ordinal, function, shape))
               case None =>
                 Left(s"$name over the frame ${frameSql(frame)} is not supported yet " +
-                  s"(supported frames: ${frames.mkString("; ")})")
+                  s"(supported frames: ${r.frames.mkString("; ")})")
             }
         }
     }
@@ -256,7 +329,34 @@ object WindowSupport {
     val offsets = offsetFunctions.map { f =>
       entry(f, "offset", ownFrame, s"${anyBufferable.description}; any offset, default, IGNORE NULLS")
     }
-    val aggs = aggregates.map(a => entry(a.name, "aggregate", frames, a.inputs.description))
+    val aggs = aggregates.map(a => entry(a.names.mkString(", "), a.kind, a.frames, a.description))
     (ranking ++ offsets ++ aggs).mkString("[\n  ", ",\n  ", "\n]")
   }
+}
+
+/**
+ * `agg(...) FILTER (WHERE filter)`: the aggregate, updated only with the rows where `filter` is
+ * true. This is how Spark's own window operator applies a filter (each update expression becomes
+ * `If(filter, update, buffer)`), so results are Spark's; partial buffers (over filtered rows)
+ * merge with the aggregate's own merge expressions. Its children are the aggregate's followed by
+ * the filter, so rewriting the inputs to columns reaches both.
+ */
+final case class FilteredAggregate(agg: DeclarativeAggregate, filter: Expression)
+  extends DeclarativeAggregate {
+  override def children: Seq[Expression] = agg.children :+ filter
+  override def dataType: DataType = agg.dataType
+  override def nullable: Boolean = agg.nullable
+  override def prettyName: String = agg.prettyName
+  override def defaultResult: Option[Literal] = agg.defaultResult
+  override lazy val aggBufferAttributes: Seq[AttributeReference] = agg.aggBufferAttributes
+  override lazy val inputAggBufferAttributes: Seq[AttributeReference] = agg.inputAggBufferAttributes
+  override lazy val initialValues: Seq[Expression] = agg.initialValues
+  override lazy val updateExpressions: Seq[Expression] =
+    agg.updateExpressions.zip(agg.aggBufferAttributes).map { case (u, b) => If(filter, u, b) }
+  override lazy val mergeExpressions: Seq[Expression] = agg.mergeExpressions
+  override lazy val evaluateExpression: Expression = agg.evaluateExpression
+  override protected def withNewChildrenInternal(
+      newChildren: IndexedSeq[Expression]): FilteredAggregate =
+    copy(agg = agg.withNewChildren(newChildren.init).asInstanceOf[DeclarativeAggregate],
+      filter = newChildren.last)
 }

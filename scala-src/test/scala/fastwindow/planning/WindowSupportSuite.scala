@@ -155,6 +155,60 @@ class WindowSupportSuite extends AnyFunSuite {
     }
   }
 
+  test("supported: stddev/variance, first/last, min_by/max_by over every frame shape") {
+    val allFrames = Seq(wholeRows, wholeRange, runningRows, runningRange,
+      rows(preceding(2), CurrentRow), rows(Literal(1), Literal(3)), rows(CurrentRow, UnboundedFollowing))
+    val ts = attr("ts", TimestampType)
+    for (frame <- allFrames) {
+      val fns = Seq(StddevSamp(d), StddevPop(Cast(dec, DoubleType)), VarianceSamp(d),
+        VariancePop(Cast(l, DoubleType)), First(s, false), First(arr, true), Last(map, false),
+        Last(i, true), MinBy(s, d), MaxBy(arr, ts), MinBy(i, attr("bo", BooleanType)),
+        Min(attr("bin", BinaryType)), Max(attr("bo", BooleanType)))
+      val p = plan(fns.map(f => win(agg(f), byK, frame)))
+      assert(p.functions.size == fns.size)
+      assert(p.functions.zip(fns).forall {
+        case (a: AggregateSpec, f) => a.function == f
+        case _ => false
+      }, frame.sql)
+    }
+  }
+
+  test("supported: nth_value (with IGNORE NULLS) over whole and running frames") {
+    for ((frame, shape) <- Seq(wholeRows -> FrameShape.WholePartition,
+        runningRows -> FrameShape.RunningRows, runningRange -> FrameShape.RunningRange)) {
+      val p = plan(Seq(win(NthValue(i, Literal(2), false), byK, frame),
+        win(NthValue(arr, Literal(1), true), byK, frame)))
+      assert(p.functions.forall { case a: AggregateSpec => a.frame == shape; case _ => false })
+      // the constant offset is not an input column
+      assert(p.functions.head.inputs.map(_.semanticEquals(i)) == Seq(true))
+    }
+  }
+
+  test("supported: FILTER (WHERE ...) updates only where the filter is true, as Spark's window does") {
+    val filter = GreaterThan(k, Literal(0))
+    for (frame <- Seq(wholeRows, runningRange, rows(preceding(1), Literal(1)))) {
+      val p = plan(Seq(win(agg(Max(i), filter = Some(filter)), byK, frame),
+        win(agg(Sum(dec, ansi), filter = Some(filter)), byK, frame),
+        win(agg(Count(Literal(1)), filter = Some(IsNotNull(s))), byK, frame)))
+      val specs = p.functions.map { case a: AggregateSpec => a; case o => fail(s"$o") }
+      specs.head.function match {
+        case FilteredAggregate(Max(child), f) =>
+          assert(child.semanticEquals(i) && f.semanticEquals(filter))
+        case other => fail(s"$other")
+      }
+      // the filter is an input (a buffered column), next to the aggregate's own inputs
+      assert(specs.head.inputs.exists(_.semanticEquals(filter)))
+      assert(specs(2).inputs.map(_.sql) == Seq(IsNotNull(s).sql))
+      val max = specs.head.function
+      assert(max.updateExpressions.zip(max.aggBufferAttributes).forall {
+        case (If(f, _, b), a) => f.semanticEquals(filter) && b.semanticEquals(a)
+        case _ => false
+      })
+      assert(max.mergeExpressions == specs.head.function.asInstanceOf[FilteredAggregate].agg.mergeExpressions)
+      assert(specs.head.function.prettyName == "max")
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Unsupported: precise reasons
 
@@ -169,26 +223,37 @@ class WindowSupportSuite extends AnyFunSuite {
     assertMentions(r1, "supported frames", FrameShape.RunningRange.sql)
   }
 
-  test("unsupported aggregates: stddev, collect_list, first name themselves and list what is supported") {
-    for ((fn, name) <- Seq(StddevSamp(d) -> "stddev", CollectList(i) -> "collect_list",
-        First(i, false) -> "first", VariancePop(d) -> "var_pop")) {
+  test("unsupported aggregates: collect_list, skewness, covar_pop name themselves and list what is supported") {
+    for ((fn, name) <- Seq(CollectList(i) -> "collect_list", Skewness(d) -> "skewness",
+        Kurtosis(d) -> "kurtosis", CovPopulation(d, d) -> "covar_pop")) {
       val r = reason(Seq(win(agg(fn), byK, wholeRows)))
-      assertMentions(r, name, "not supported", "count, sum, avg, min, max")
+      assertMentions(r, name, "not supported", "count, sum, avg, min, max, stddev_samp")
     }
   }
 
-  test("unsupported window functions: nth_value names itself") {
-    assertMentions(reason(Seq(win(NthValue(i, Literal(2), false), byK, wholeRows))), "nth_value", "not supported")
+  test("unsupported: nth_value over sliding ROWS frames (Spark has no merge for it), with its frames") {
+    for (frame <- Seq(rows(preceding(1), CurrentRow), rows(CurrentRow, UnboundedFollowing),
+        rows(UnboundedPreceding, preceding(2)))) {
+      val r = reason(Seq(win(NthValue(i, Literal(2), false), byK, frame)))
+      assertMentions(r, "nth_value", WindowSupport.frameSql(frame), "not supported",
+        "cannot merge", FrameShape.RunningRange.sql)
+    }
   }
 
-  test("unsupported: DISTINCT aggregates and FILTER clauses") {
+  test("unsupported: DISTINCT aggregates and aggregates in another mode") {
     assertMentions(reason(Seq(win(agg(Sum(i, legacy), distinct = true), byK, wholeRows))), "sum", "DISTINCT")
     assertMentions(reason(Seq(win(agg(Count(s), distinct = true), byK, runningRows))), "count", "DISTINCT")
-    assertMentions(
-      reason(Seq(win(agg(Max(i), filter = Some(GreaterThan(k, Literal(0)))), byK, wholeRows))),
-      "max", "FILTER")
     val partial = win(AggregateExpression(Sum(i, legacy), Partial, isDistinct = false), byK, wholeRows)
     assertMentions(reason(Seq(partial)), "sum", "Partial")
+  }
+
+  test("unsupported: min_by/max_by with an ordering fastwindow cannot compare; the value may be anything") {
+    assertMentions(reason(Seq(win(agg(MaxBy(i, arr)), byK, wholeRows))), "max_by", "ARRAY<INT>",
+      "ordering")
+    assertMentions(reason(Seq(win(agg(MinBy(i, attr("c", StringType("UTF8_LCASE")))), byK,
+      runningRows))), "min_by", "UTF8_LCASE")
+    assert(check(Seq(win(agg(MinBy(map, i)), byK, wholeRows), win(agg(MaxBy(arr, s)), byK,
+      rows(preceding(3), CurrentRow))), byK).isRight)
   }
 
   test("unsupported input types name the function and the type") {
@@ -243,9 +308,14 @@ class WindowSupportSuite extends AnyFunSuite {
 
   test("the support matrix names every supported function and frame") {
     val json = WindowSupport.supportMatrixJson
+    // aggregates are listed with their aliases: "min, bool_and, every"
     for (name <- WindowSupport.rankingFunctions ++ WindowSupport.offsetFunctions ++
-        WindowSupport.aggregates.map(_.name)) {
+        WindowSupport.aggregates.map(_.names.mkString(", "))) {
       assert(json.contains("\"" + name + "\""), s"$name missing from $json")
+    }
+    for (alias <- Seq("stddev", "variance", "first_value", "last_value", "any_value", "bool_and",
+        "bool_or", "every", "some", "any", "nth_value", "min_by", "max_by")) {
+      assert(WindowSupport.aggregates.exists(_.names.contains(alias)), alias)
     }
     assert(json.contains(FrameShape.RunningRange.sql) && json.contains(FrameShape.WholePartition.sql))
   }
