@@ -143,3 +143,18 @@ def test_overflow_goes_to_the_buffer_and_matches_spark(big):
     assert_same_as_spark(big, sql, key="o")
     metrics = _metrics(big, sql)
     assert metrics.get("numBufferedPartitions") == 1, metrics
+
+
+def test_buffered_plan_that_reads_no_rows_drops_its_columns(big):
+    """Whole-partition aggregates, ntile and row_number read no buffered row when writing, so the
+    partition's rows are buffered but its columns are dropped as rows arrive."""
+    sql = ("select p, o, sum(v) over (partition by p) s, max(s) over (partition by p) m, "
+           "ntile(7) over (partition by p order by o) t, "
+           "row_number() over (partition by p order by o) r from stream_big")
+    assert_same_as_spark(big, sql, key="o")
+    metrics = _metrics(big, sql)
+    assert metrics.get("numBufferedPartitions") == 3, metrics
+    big.conf.set(STREAMING, "false")
+    with_lag = _metrics(big, sql.replace("from stream_big", ", lag(v) over (partition by p "
+                                          "order by o) l from stream_big"))
+    assert metrics["peakMemory"] * 4 < with_lag["peakMemory"], (metrics, with_lag)

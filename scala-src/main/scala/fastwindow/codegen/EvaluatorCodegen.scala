@@ -155,7 +155,7 @@ object EvaluatorCodegen {
          |  }
          |
          |  public void finishPartition() {
-         |    final int n = rows;
+         |    final int n = ${g.base} + rows;  // the partition's size, also after rows were dropped
          |    $finishCalls
          |  }
          |

@@ -84,7 +84,7 @@ final class InterpretedEvaluator(layout: EvaluatorLayout) extends WindowEvaluato
     aNull == column.isNull(b) && (aNull || ordering.compare(column.get(a), column.get(b)) == 0)
   }
 
-  override def finishPartition(): Unit = kernels.foreach(_.finishPartition(rows))
+  override def finishPartition(): Unit = kernels.foreach(_.finishPartition(numRows))
 
   override def write(row: Int, out: InternalRow): Unit = {
     val i = row - cursor.base

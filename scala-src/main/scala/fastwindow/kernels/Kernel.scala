@@ -9,7 +9,8 @@ import org.apache.spark.sql.catalyst.InternalRow
  * Contract (shared with the generated code of the same function, see [[KernelCode]]):
  * `startPartition()` before the partition's first row arrives; `write(i, n, out)` for its rows in
  * order, each writing the function's result for buffered row `i` (while `n` rows are buffered)
- * into the function's ordinal of `out`; `finishPartition(n)` once all `n` rows are in, before any
+ * into the function's ordinal of `out`; `finishPartition(n)` once all `n` rows of the partition are
+ * in (some may have been dropped already), before any
  * write that needs the whole partition. A buffered partition calls `finishPartition` before the
  * first write; a streamed one (see [[fastwindow.planning.StreamBounds]]) writes each row as soon
  * as the rows its result depends on have arrived, and may `shift(d)` to forget the first `d`
