@@ -99,9 +99,11 @@ def _run_job(job: str, rows: int, fastwindow_on: bool, driver_memory: str, spill
     except Exception as exc:  # noqa: BLE001 - the failure itself is the result
         result["status"] = "failed"
         result["error"] = str(exc).strip().splitlines()[0][:300]
-    finally:
-        spark.stop()
     out.put(result)
+    try:
+        spark.stop()
+    except Exception:  # noqa: BLE001 - a JVM that died has nothing left to stop
+        pass
 
 
 def run(job: str, rows: int, fastwindow_on: bool, driver_memory: str, spill_rows: int,
@@ -126,7 +128,9 @@ def run(job: str, rows: int, fastwindow_on: bool, driver_memory: str, spill_rows
 
 
 def _mb(value: Optional[int]) -> str:
-    return "-" if value is None else f"{value / 2**20:.1f} MiB"
+    if value is None:
+        return "-"
+    return f"{value / 2**20:.1f} MiB" if value >= 2**20 else f"{value / 2**10:.1f} KiB"
 
 
 def describe(r: Dict[str, object]) -> str:

@@ -98,22 +98,30 @@ def random_function(rng: random.Random) -> str:
         args = f"{x}, {offset}{default}" if default or rng.random() < 0.7 else x
         nulls = " ignore nulls" if rng.random() < 0.4 else ""
         return f"{name}({args}){nulls} over ({random_spec(rng, need_order=True)})"
-    agg = rng.choice(["count", "count_star", "sum", "avg", "min", "max"])
+    agg = rng.choice(["count", "count_star", "sum", "avg", "min", "max", "first", "last",
+                      "min_by", "max_by", "stddev", "var_pop"])
     if agg == "count_star":
         call = "count(*)"
-    elif agg in ("sum", "avg"):
+    elif agg in ("sum", "avg", "stddev", "var_pop"):
         call = f"{agg}({rng.choice(NUMERIC_VALUES)})"
     elif agg == "count":
         call = f"count({rng.choice(ANY_VALUES)})"
+    elif agg in ("first", "last"):
+        ignore_nulls = ", true" if rng.random() < 0.5 else ""  # IGNORE NULLS, FILTER-compatible
+        call = f"{agg}({rng.choice(ANY_VALUES)}{ignore_nulls})"
+    elif agg in ("min_by", "max_by"):
+        call = f"{agg}({rng.choice(ANY_VALUES)}, {rng.choice(ORDERABLE_VALUES)})"
     else:
         call = f"{agg}({rng.choice(ORDERABLE_VALUES)})"
+    if rng.random() < 0.2 and agg != "count_star":
+        call += f" filter (where {rng.choice(EXACT_SUM_VALUES)} > 0)"
     frame = rng.choice(["default", "whole_rows", "whole_range", "running_rows", "running_range",
                         "sliding_rows", "sliding_rows"])
     if frame == "sliding_rows":
-        # Sliding frames combine partial aggregates: exact for these (float sums may differ in
-        # the last bits and have their own tests with a tolerance).
-        if agg in ("sum", "avg"):
-            call = f"{agg}({rng.choice(EXACT_SUM_VALUES)})"
+        # Sliding frames combine partial aggregates: exact for these (float sums and moments may
+        # differ in the last bits and have their own tests with a tolerance).
+        if agg in ("sum", "avg", "stddev", "var_pop"):
+            call = f"{'sum' if agg == 'sum' else 'avg'}({rng.choice(EXACT_SUM_VALUES)})"
         return f"{call} over ({random_spec(rng, need_order=True)}{random_rows_frame(rng)})"
     spec = random_spec(rng, need_order=frame.startswith("running"))
     frames = {

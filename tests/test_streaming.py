@@ -117,6 +117,13 @@ def test_metrics_show_streamed_partitions(big):
     assert metrics.get("peakMemory", 0) > 0, metrics
 
 
+def test_metrics_count_a_last_partition_returned_before_the_input_ends(big):
+    """row_number returns every row as it arrives, so the input's end comes after the last row."""
+    metrics = _metrics(big, "select o, row_number() over (order by o) r from stream_big")
+    assert metrics.get("numStreamedPartitions") == 1, metrics
+    assert metrics.get("numWindowPartitions") == 1, metrics
+
+
 def test_metrics_show_buffered_partitions_for_whole_partition_frames(big):
     metrics = _metrics(big, "select p, o, sum(v) over (partition by p) s from stream_big")
     assert metrics.get("numBufferedPartitions") == 3, metrics

@@ -50,6 +50,8 @@ case class FastWindowExec(
       SQLMetrics.createMetric(sparkContext, "window partitions buffered whole"),
     "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
     "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak column and queue memory"),
+    "windowTime" ->
+      SQLMetrics.createTimingMetric(sparkContext, "time from first to last row (with input)"),
     "numInterpretedTasks" ->
       SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"))
 
@@ -70,7 +72,7 @@ case class FastWindowExec(
     val iteratorMetrics = WindowPartitionIterator.Metrics(
       longMetric("numOutputRows"), longMetric("numWindowPartitions"),
       longMetric("numStreamedPartitions"), longMetric("numBufferedPartitions"),
-      longMetric("spillSize"), longMetric("peakMemory"))
+      longMetric("spillSize"), longMetric("peakMemory"), longMetric("windowTime"))
     val streaming =
       if (FastWindowConf.STREAMING_ENABLED.get(conf)) plan.streamBounds else None
     val maxPendingRows = FastWindowConf.STREAMING_MAX_PENDING_ROWS.get(conf)

@@ -64,14 +64,21 @@ final class WindowPartitionIterator(
   private var held: UnsafeRow = _
   private var heldGroup: UnsafeRow = _
   private var released = false
+  /** When the task first asked for a row (0 before that), for the time metric. */
+  private var startNanos = 0L
 
   override def hasNext: Boolean = {
     val more = emitted < evaluator.numRows || held != null || input.hasNext
-    if (!more) close()
+    if (!more) {
+      // A streamed last partition may be fully returned before the input says it has ended.
+      if (!complete) finishPartition()
+      close()
+    }
     more
   }
 
   override def next(): InternalRow = {
+    if (startNanos == 0L) startNanos = System.nanoTime()
     var out: InternalRow = null
     while (out == null) {
       if (emitted < emittable) out = emit(takeWaitingRow())
@@ -185,6 +192,7 @@ final class WindowPartitionIterator(
     metrics.spillSize += buffer.spillSize
     trackMemory()
     metrics.peakMemory += memory.fold(evaluator.bufferBytes + pending.bytes)(_.peak)
+    if (startNanos != 0L) metrics.time += (System.nanoTime() - startNanos) / 1000000
     memory.foreach(_.release())
   }
 }
@@ -244,7 +252,8 @@ object WindowPartitionIterator {
       streamedPartitions: SQLMetric,
       bufferedPartitions: SQLMetric,
       spillSize: SQLMetric,
-      peakMemory: SQLMetric)
+      peakMemory: SQLMetric,
+      time: SQLMetric)
 
   /** Rows between checks for discardable rows, and the fewest rows worth discarding. */
   val DiscardBatch = 1024
