@@ -110,6 +110,16 @@ def assert_rows_close(actual: Sequence[Row], expected: Sequence[Row], key: str,
                 assert _same(x, y), f"{column}: fastwindow {x!r}, spark {y!r}\nfastwindow: {a}\nspark: {e}"
 
 
+def run_both(spark: SparkSession, query: Query, *, ansi: Optional[bool] = None) -> "tuple[Run, Run]":
+    """Runs ``query`` with fastwindow on, then off, with ANSI mode set for both if given."""
+    if ansi is not None:
+        spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+    try:
+        return run(spark, query, fastwindow_on=True), run(spark, query, fastwindow_on=False)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
 def assert_same_as_spark(spark: SparkSession, query: Query, *, expect: str = "FastWindow",
                          ansi: Optional[bool] = None, empty_input: bool = False,
                          key: str = "id", tolerances: Optional[Dict[str, str]] = None,
@@ -122,13 +132,7 @@ def assert_same_as_spark(spark: SparkSession, query: Query, *, expect: str = "Fa
     a plan without window operators is accepted. ``tolerances`` maps float columns to the column
     that scales their allowed error (see :func:`assert_rows_close`). Returns the rows.
     """
-    if ansi is not None:
-        spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
-    try:
-        fast = run(spark, query, fastwindow_on=True)
-        vanilla = run(spark, query, fastwindow_on=False)
-    finally:
-        spark.conf.unset("spark.sql.ansi.enabled")
+    fast, vanilla = run_both(spark, query, ansi=ansi)
     assert fast.reports or empty_input, f"the plan has no window operator:\n{fast.plan}"
     operators = {r.operator for r in fast.reports}
     assert operators == {expect} or (empty_input and not operators), (
@@ -168,6 +172,25 @@ def _error_of(spark: SparkSession, query: Query, fastwindow_on: bool) -> PySpark
         raise AssertionError(f"expected an error (fastwindow {'on' if fastwindow_on else 'off'})")
     finally:
         spark.conf.set(ENABLED, "true")
+
+
+def assert_same_outcome_with_ansi(spark: SparkSession, query: Query) -> Optional[str]:
+    """With ANSI mode on: where Spark fails, fastwindow must fail with the same error (returned);
+    where Spark succeeds, the results must be the same (None is returned)."""
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    spark.conf.set(ENABLED, "false")
+    try:
+        _dataframe(spark, query).collect()
+        spark_fails = False
+    except Exception:  # noqa: BLE001 - any failure of Spark's is the outcome to reproduce
+        spark_fails = True
+    finally:
+        spark.conf.set(ENABLED, "true")
+        spark.conf.unset("spark.sql.ansi.enabled")
+    if spark_fails:
+        return assert_same_error(spark, query, ansi=True)
+    assert_same_as_spark(spark, query, ansi=True)
+    return None
 
 
 def assert_same_error(spark: SparkSession, query: Query, *, ansi: bool = True) -> str:

@@ -15,7 +15,8 @@ import math
 
 import pytest
 
-from helpers import _same, assert_falls_back, assert_same_as_spark, assert_same_error, run
+from helpers import (_same, assert_falls_back, assert_same_as_spark, assert_same_error,
+                     assert_same_outcome_with_ansi, run_both)
 
 WHOLE = "rows between unbounded preceding and unbounded following"
 RUNNING_ROWS = "rows between unbounded preceding and current row"
@@ -181,20 +182,7 @@ def test_filter_overflow_matches_spark(spark, frame):
         query = f"select id, sum(v) filter (where v > 0 or id % 3 = 0) {w} s, " \
                 f"avg(v) filter (where id % 2 = 0) {w} a from {table}"
         assert_same_as_spark(spark, query, ansi=False)
-        spark.conf.set("spark.sql.ansi.enabled", "true")
-        spark.conf.set("spark.fastwindow.enabled", "false")
-        try:
-            spark.sql(query).collect()
-            spark_fails = False
-        except Exception:
-            spark_fails = True
-        finally:
-            spark.conf.set("spark.fastwindow.enabled", "true")
-            spark.conf.unset("spark.sql.ansi.enabled")
-        if spark_fails:
-            assert_same_error(spark, query, ansi=True)
-        else:
-            assert_same_as_spark(spark, query, ansi=True)
+        assert_same_outcome_with_ansi(spark, query)
     running = "select id, sum(v) filter (where v > 0) over (partition by p order by id) s from big"
     assert assert_same_error(spark, running, ansi=True) == "ARITHMETIC_OVERFLOW"
 
@@ -239,13 +227,7 @@ def variance_query(x, frame, table="t", order=None, scale=True):
 
 def assert_variances_close(spark, query, *, rel_tol=1e-12, ansi=None):
     """Like assert_same_as_spark, with the variance tolerance of the module docstring."""
-    if ansi is not None:
-        spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
-    try:
-        fast = run(spark, query, fastwindow_on=True)
-        vanilla = run(spark, query, fastwindow_on=False)
-    finally:
-        spark.conf.unset("spark.sql.ansi.enabled")
+    fast, vanilla = run_both(spark, query, ansi=ansi)
     assert {r.operator for r in fast.reports} == {"FastWindow"}, fast.reports
     assert len(fast.rows) == len(vanilla.rows)
     expected = {r["id"]: r for r in vanilla.rows}
