@@ -205,20 +205,26 @@ final class PendingRows(limit: Int) {
   private var rows = new Array[UnsafeRow](16)
   private var head = 0
   private var count = 0
+  private var heldBytes = 0L
 
   def size: Int = count
   def isEmpty: Boolean = count == 0
   def isFull: Boolean = count >= limit
+  /** Bytes held by the ring's rows (their arrays' capacity, which only grows). */
+  def bytes: Long = heldBytes
 
   def add(row: UnsafeRow): Unit = {
     if (count == rows.length) grow()
     val slot = (head + count) % rows.length
     val size = row.getSizeInBytes
     var copy = rows(slot)
-    if (copy == null || copy.getBaseObject.asInstanceOf[Array[Byte]].length < size) {
+    val held = if (copy == null) 0 else copy.getBaseObject.asInstanceOf[Array[Byte]].length
+    if (held < size) {
+      val capacity = math.max(size, 64)
       copy = new UnsafeRow(row.numFields)
-      copy.pointTo(new Array[Byte](math.max(size, 64)), size)
+      copy.pointTo(new Array[Byte](capacity), size)
       rows(slot) = copy
+      heldBytes += capacity - held
     }
     Platform.copyMemory(row.getBaseObject, row.getBaseOffset, copy.getBaseObject,
       Platform.BYTE_ARRAY_OFFSET, size)
@@ -232,10 +238,6 @@ final class PendingRows(limit: Int) {
     count -= 1
     row
   }
-
-  /** Bytes held by the ring's rows (their arrays' capacity, which only grows). */
-  def bytes: Long =
-    rows.iterator.filter(_ != null).map(_.getBaseObject.asInstanceOf[Array[Byte]].length.toLong).sum
 
   private def grow(): Unit = {
     val bigger = new Array[UnsafeRow](rows.length * 2)
