@@ -80,7 +80,8 @@ object EvaluatorCodegen {
         val (input, default) = layout.offsetColumns(o)
         OffsetKernel.generate(o, input, default, g)
       case a: AggregateSpec =>
-        AggregateKernel.generate(a, layout.columnarAggregate(a), layout.columnAttributes, g)
+        AggregateKernel.generate(
+          a, layout.columnarAggregate(a), layout.columnAttributes, layout.rangeKeyColumn(a), g)
     }
     def calls(code: KernelCode => String, prefix: String, params: String, args: String) =
       kernels.map(code).filter(_.trim.nonEmpty).map { body =>

@@ -63,6 +63,9 @@ final case class EvaluatorLayout(plan: WindowPlan, childOutput: Seq[Attribute]) 
       }.asInstanceOf[DeclarativeAggregate]
     }
 
+  /** The column of the ORDER BY key a RANGE frame with value offsets compares to its edges. */
+  def rangeKeyColumn(spec: AggregateSpec): Option[ColumnSpec] = spec.rangeKey.map(k => columnOf(k.child))
+
   /** Index of the column holding a lead/lag input, and of its default when that is per row. */
   def offsetColumns(spec: OffsetSpec): (ColumnSpec, Option[ColumnSpec]) =
     (columnOf(spec.input), spec.default.filterNot(_.foldable).map(columnOf))

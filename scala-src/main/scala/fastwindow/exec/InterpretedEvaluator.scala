@@ -31,8 +31,8 @@ final class InterpretedEvaluator(layout: EvaluatorLayout) extends WindowEvaluato
       }
       new OffsetKernel.Interpreted(o, columns(input.index), defaultValue)
     case a: AggregateSpec =>
-      new AggregateKernel.Interpreted(
-        a, layout.columnarAggregate(a), layout.columnAttributes, columns, cursor)
+      new AggregateKernel.Interpreted(a, layout.columnarAggregate(a), layout.columnAttributes,
+        columns, layout.rangeKeyColumn(a).map(c => columns(c.index)), cursor)
   }.toArray
 
   private val needsPeers = layout.plan.needsPeers

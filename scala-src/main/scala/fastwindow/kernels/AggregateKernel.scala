@@ -8,6 +8,7 @@ import org.apache.spark.sql.types.DataType
 
 import fastwindow.buffer.{Column, ColumnType, ColumnarRowView}
 import fastwindow.codegen.GenContext
+import fastwindow.exec.ColumnSpec
 import fastwindow.planning.{AggregateSpec, FrameShape}
 
 /**
@@ -20,8 +21,8 @@ import fastwindow.planning.{AggregateSpec, FrameShape}
  * Cost per partition, for n rows: whole partition O(n) (updated as rows arrive, evaluated once,
  * so the rows need not stay buffered); running ROWS
  * O(n) (one update and one evaluation per row); running RANGE O(n) (each peer group is added when
- * its first row is reached and evaluated once); sliding ROWS frames O(n) whatever their width
- * ([[SlidingAggregate]]).
+ * its first row is reached and evaluated once); sliding ROWS and RANGE frames O(n) whatever their
+ * width ([[SlidingAggregate]]).
  */
 object AggregateKernel {
 
@@ -67,6 +68,7 @@ object AggregateKernel {
       agg: DeclarativeAggregate,
       columnAttributes: Seq[AttributeReference],
       columns: Array[Column],
+      rangeKey: Option[Column],
       cursor: PartitionCursor) extends Kernel {
 
     private val bound = BoundAggregate(agg, columnAttributes)
@@ -93,12 +95,14 @@ object AggregateKernel {
       bound.evaluate.eval(buffer)
     }
 
-    private val sliding = spec.frame match {
-      case f: FrameShape.SlidingRows =>
-        new SlidingAggregate.Interpreted(
-          f, SlidingAggregate.plan(agg, columnAttributes), view, cursor, aggregateRows)
-      case _ => null
-    }
+    private val sliding = (spec.frame match {
+      case f: FrameShape.SlidingRows => Some(new RowsLocator(f, cursor))
+      case f: FrameShape.SlidingRange => Some(new RangeLocator(f, rangeKey, cursor))
+      case _ => None
+    }).map { locator =>
+      new SlidingAggregate.Interpreted(
+        locator, SlidingAggregate.plan(agg, columnAttributes), view, aggregateRows)
+    }.orNull
 
     override def startPartition(): Unit = {
       init(EmptyRow)
@@ -123,7 +127,7 @@ object AggregateKernel {
             while (j < cursor.end) { add(j); j += 1 }
             evaluate()
           }
-        case _: FrameShape.SlidingRows =>
+        case _: FrameShape.SlidingRows | _: FrameShape.SlidingRange =>
           result = sliding.resultAt(i, n)
       }
       if (result == null) out.setNullAt(ordinal) else out.update(ordinal, result)
@@ -189,6 +193,7 @@ object AggregateKernel {
       spec: AggregateSpec,
       agg: DeclarativeAggregate,
       columnAttributes: Seq[AttributeReference],
+      rangeKey: Option[ColumnSpec],
       g: GenContext): KernelCode = {
     val bound = BoundAggregate(agg, columnAttributes)
     val gen = new Gen(g, spec.resultType)
@@ -198,6 +203,12 @@ object AggregateKernel {
     val evalFn = g.method("aggEvaluate", "", gen.evaluate(bound.evaluate, buffer))
 
     val start = s"$initFn();"
+    def sliding(locator: FrameLocatorCode): KernelCode = {
+      val aggregateRows = g.method("aggregateRows", "int first, int last",
+        s"$initFn();\nfor (int j = first; j <= last; j++) $addFn(j);\n$evalFn();")
+      SlidingAggregate.generate(
+        locator, SlidingAggregate.plan(agg, columnAttributes), gen, aggregateRows)
+    }
     val kernel = spec.frame match {
       case FrameShape.WholePartition =>
         KernelCode(s"$evalFn();", "", start, ingested = s"$addFn(r);")
@@ -209,11 +220,8 @@ object AggregateKernel {
            |  $evalFn();
            |}
          """.stripMargin, start)
-      case f: FrameShape.SlidingRows =>
-        val aggregateRows = g.method("aggregateRows", "int first, int last",
-          s"$initFn();\nfor (int j = first; j <= last; j++) $addFn(j);\n$evalFn();")
-        SlidingAggregate.generate(
-          f, SlidingAggregate.plan(agg, columnAttributes), gen, aggregateRows)
+      case f: FrameShape.SlidingRows => sliding(RowsLocator.generate(f, g))
+      case f: FrameShape.SlidingRange => sliding(RangeLocator.generate(f, rangeKey, g))
     }
     kernel.copy(write =
       s"""

@@ -11,8 +11,10 @@ import fastwindow.kernels.AggregateKernel.{BoundAggregate, Gen}
 import fastwindow.planning.{FilteredAggregate, FrameShape}
 
 /**
- * Aggregates over sliding ROWS frames ([[FrameShape.SlidingRows]]: moving, shrinking, offset and
- * partly unbounded frames) in O(n) per partition, whatever the frame's width, by two stacks.
+ * Aggregates over sliding frames (ROWS: [[FrameShape.SlidingRows]], moving, shrinking, offset and
+ * partly unbounded; RANGE: [[FrameShape.SlidingRange]]) in O(n) per partition, whatever the
+ * frame's width, by two stacks. A [[FrameLocator]] gives each row's frame; both its edges only
+ * move forward.
  *
  * Rows enter the frame on the "back" (one running buffer) and leave it from the "front", which
  * holds, for each row j still in it, the partial aggregate of rows j..frontLast. When the frame's
@@ -122,10 +124,9 @@ object SlidingAggregate {
    * the original expressions (the kernel's own buffer).
    */
   final class Interpreted(
-      frame: FrameShape.SlidingRows,
+      frame: FrameLocator,
       plan: Plan,
       view: ColumnarRowView,
-      cursor: PartitionCursor,
       aggregateRows: (Int, Int) => Any) {
     private val partial = plan.partial
     private val back = new SpecificInternalRow(partial.bufferTypes)
@@ -150,11 +151,13 @@ object SlidingAggregate {
       end = 0
       frontLast = -1
       initBack(EmptyRow)
+      frame.reset()
     }
 
     def resultAt(i: Int, n: Int): Any = {
-      val a = frameFirst(frame, i, n, cursor.base)
-      val b = frameLast(frame, i, n, cursor.base)
+      frame.locate(i, n)
+      val a = frame.first
+      val b = frame.last
       while (end <= b) {
         view.row = end
         updateBack(backInput)
@@ -190,6 +193,7 @@ object SlidingAggregate {
     }
 
     def shift(d: Int): Unit = {
+      frame.shift(d)
       val kept = frontLast + 1 - d
       if (kept > 0) System.arraycopy(front, d, front, 0, kept)
       first -= d
@@ -204,7 +208,7 @@ object SlidingAggregate {
    * with the original expressions into the result fields.
    */
   def generate(
-      frame: FrameShape.SlidingRows,
+      frame: FrameLocatorCode,
       plan: Plan,
       gen: Gen,
       aggregateRows: String): KernelCode = {
@@ -278,11 +282,6 @@ object SlidingAggregate {
     val evaluateEmpty = g.method("evaluateEmpty", "",
       gen.assign(partial.initial, Nil, single) + gen.evaluate(partial.evaluate, single))
 
-    val base = g.base
-    val lower = frame.lower.fold(s"-$base")(o =>
-      s"(int) Math.max((long) -$base, Math.min((long) n, (long) i + ${o}L))")
-    val upper = frame.upper.fold("n - 1")(o =>
-      s"(int) Math.max(-1L - $base, Math.min(n - 1L, (long) i + ${o}L))")
     val allocateFront = front.map { case (values, nulls, javaType) =>
       val alloc = if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[16][]" else s"new $javaType[16]"
       s"$values = $alloc;\n$nulls = new boolean[16];"
@@ -295,6 +294,7 @@ object SlidingAggregate {
       |$end = 0;
       |$frontLast = -1;
       |$initBack();
+      |${frame.start}
     """.stripMargin
     val shiftFront = front.map { case (values, nulls, _) =>
       s"System.arraycopy($values, d, $values, 0, kept);\nSystem.arraycopy($nulls, d, $nulls, 0, kept);"
@@ -307,10 +307,10 @@ object SlidingAggregate {
       |$first -= d;
       |$end -= d;
       |$frontLast -= d;
+      |${frame.shift}
     """.stripMargin
     val perRow = s"""
-      |final int frameFirstOfRow = $lower;
-      |final int frameLastOfRow = $upper;
+      |${frame.locate}
       |while ($end <= frameLastOfRow) { $addToBack($end); $end++; }
       |if (frameFirstOfRow > $first) {
       |  $first = frameFirstOfRow;

@@ -85,12 +85,42 @@ object FrameShape {
     extends FrameShape(s"ROWS BETWEEN ${boundSql(lower, "UNBOUNDED PRECEDING")} AND " +
       boundSql(upper, "UNBOUNDED FOLLOWING"))
 
+  /**
+   * Any RANGE frame other than the whole partition and the running one: the rows whose order key
+   * lies between row i's lower and upper edges (see [[RangeEdge]]), found by two pointers that
+   * only move forward. `key` is the single ORDER BY key when an edge is a value offset.
+   */
+  final case class SlidingRange(
+      lower: RangeEdge,
+      upper: RangeEdge,
+      key: Option[SortOrder],
+      override val sql: String) extends FrameShape(sql) {
+    def edges: Seq[RangeEdge] = Seq(lower, upper)
+    def needsPeers: Boolean = edges.contains(RangeEdge.CurrentRow)
+  }
+
   private def boundSql(offset: Option[Int], unbounded: String): String = offset match {
     case None => unbounded
     case Some(0) => "CURRENT ROW"
     case Some(o) if o < 0 => s"${-o.toLong} PRECEDING"
     case Some(o) => s"$o FOLLOWING"
   }
+}
+
+/** One edge of a RANGE frame. */
+sealed trait RangeEdge extends Serializable
+object RangeEdge {
+  /** UNBOUNDED PRECEDING (lower) or UNBOUNDED FOLLOWING (upper). */
+  case object Unbounded extends RangeEdge
+  /** CURRENT ROW: the edge of the current row's peer group. */
+  case object CurrentRow extends RangeEdge
+  /**
+   * `x PRECEDING` or `x FOLLOWING`: the rows whose key compares at or after (lower) or at or
+   * before (upper) `bound` in the ORDER BY direction. `bound` computes the edge value from the
+   * current row's key, which it reads as `BoundReference(0)`: the key plus the offset, built
+   * exactly as Spark's WindowExec builds it, so overflow, time zones and intervals are Spark's.
+   */
+  final case class Offset(bound: Expression) extends RangeEdge
 }
 
 /** One window function fastwindow evaluates, and the result column it writes. */
@@ -156,14 +186,26 @@ final case class OffsetSpec(
 final case class AggregateSpec(ordinal: Int, function: DeclarativeAggregate, frame: FrameShape)
   extends FunctionSpec {
   override def resultType: DataType = function.dataType
-  override def needsPeers: Boolean = frame == FrameShape.RunningRange
-  override def inputs: Seq[Expression] = function.children.filterNot(_.foldable)
+  override def needsPeers: Boolean = frame match {
+    case FrameShape.RunningRange => true
+    case r: FrameShape.SlidingRange => r.needsPeers
+    case _ => false
+  }
+  override def inputs: Seq[Expression] =
+    function.children.filterNot(_.foldable) ++ rangeKey.map(_.child)
+  /** The ORDER BY key a RANGE frame with a value offset compares to its edges. */
+  def rangeKey: Option[SortOrder] = frame match {
+    case r: FrameShape.SlidingRange => r.key
+    case _ => None
+  }
   override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
   override def streamBounds: Option[StreamBounds] = frame match {
     case FrameShape.WholePartition => None
     case FrameShape.RunningRows => Some(StreamBounds.Immediate)
     case FrameShape.RunningRange => Some(StreamBounds.Immediate.copy(waitsForPeers = true))
     case FrameShape.SlidingRows(_, None) => None
+    // How many rows a RANGE frame reaches depends on the keys, not on a row count.
+    case _: FrameShape.SlidingRange => None
     // A frame from the partition start is recomputed row by row near overflow limits.
     case FrameShape.SlidingRows(None, Some(_)) if SlidingAggregate.recomputesNearLimits(function) =>
       None

@@ -41,6 +41,14 @@ object WindowSupport {
       case other => numeric.contains(other)
     })
 
+  /** Order key types of RANGE frames with value offsets (those Spark accepts, but intervals). */
+  private val rangeKeyTypes = TypeSet(
+    s"${numeric.description}, date, timestamp, timestamp_ntz",
+    {
+      case DateType | TimestampType | TimestampNTZType => true
+      case other => numeric.contains(other)
+    })
+
   private val anyBufferable = TypeSet(
     "any type except variant, user-defined and object types",
     ColumnType.isSupported)
@@ -73,7 +81,8 @@ object WindowSupport {
     def description: String = inputsDescription.getOrElse(inputs.description) +
       (if (kind == "aggregate") "; FILTER (WHERE ...)" else "")
     def frames: Seq[String] =
-      if (mergeable) WindowSupport.frames else WindowSupport.frames.filterNot(_ == slidingFrames)
+      if (mergeable) WindowSupport.frames
+      else WindowSupport.frames.filterNot(f => f == slidingFrames || f == rangeFrames)
   }
 
   /** Variance and standard deviation read their input as double (Spark casts it). */
@@ -119,10 +128,12 @@ object WindowSupport {
   val offsetFunctions: Seq[String] = Seq("lead", "lag")
 
   private val slidingFrames = "ROWS BETWEEN any constant or unbounded bounds (moving, shrinking)"
+  private val rangeFrames = "RANGE BETWEEN any value offsets, CURRENT ROW or unbounded bounds " +
+    s"(offsets on one ORDER BY key of type ${rangeKeyTypes.description})"
 
-  /** Frames as users see them in the support table (sliding ROWS frames are a family). */
+  /** Frames as users see them in the support table (sliding frames are families). */
   val frames: Seq[String] = Seq(FrameShape.WholePartition.sql, FrameShape.RunningRows.sql,
-    FrameShape.RunningRange.sql, slidingFrames)
+    FrameShape.RunningRange.sql, slidingFrames, rangeFrames)
 
   /** Result of a support check: a plan, or the reason fastwindow leaves the node to Spark. */
   type Outcome = Either[String, WindowPlan]
@@ -167,13 +178,15 @@ object WindowSupport {
 
   private def functionSpec(w: WindowExpression, ordinal: Int): Either[String, FunctionSpec] =
     w.windowSpec.frameSpecification match {
-      case frame: SpecifiedWindowFrame => windowFunction(w.windowFunction, frame, ordinal)
+      case frame: SpecifiedWindowFrame =>
+        windowFunction(w.windowFunction, frame, w.windowSpec.orderSpec, ordinal)
       case other => Left(s"window frame $other is not resolved")
     }
 
   private def windowFunction(
       function: Expression,
       frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
       ordinal: Int): Either[String, FunctionSpec] = function match {
     case _: RowNumber => Right(RankingSpec(ordinal, RankingKind.RowNumber, function.dataType))
     case _: Rank => Right(RankingSpec(ordinal, RankingKind.Rank, function.dataType))
@@ -187,11 +200,11 @@ object WindowSupport {
       }
     case f: FrameLessOffsetWindowFunction => offsetFunction(f, ordinal)
     // nth_value is a window function with a frame, evaluated like an (update-only) aggregate.
-    case n: NthValue => aggregate(n, frame, ordinal, filter = None)
+    case n: NthValue => aggregate(n, frame, ordinal, filter = None, orderSpec)
     case AggregateExpression(agg, mode, isDistinct, filter, _) =>
       if (mode != Complete) Left(s"aggregate ${agg.prettyName} in mode $mode is not supported")
       else if (isDistinct) Left(s"${agg.prettyName}(DISTINCT ...) is not supported")
-      else aggregate(agg, frame, ordinal, filter)
+      else aggregate(agg, frame, ordinal, filter, orderSpec)
     case other =>
       Left(s"window function ${other.prettyName} is not supported yet " +
         s"(supported: ${(rankingFunctions ++ offsetFunctions ++ aggregates.map(_.name))
@@ -220,7 +233,8 @@ object WindowSupport {
       agg: AggregateFunction,
       frame: SpecifiedWindowFrame,
       ordinal: Int,
-      filter: Option[Expression]): Either[String, FunctionSpec] = {
+      filter: Option[Expression],
+      orderSpec: Seq[SortOrder]): Either[String, FunctionSpec] = {
     val name = agg.prettyName
     val rule = agg match {
       case d: DeclarativeAggregate => aggregates.find(_.matches(d))
@@ -243,17 +257,18 @@ object WindowSupport {
           case (None, Some(f)) =>
             Left(s"$name(...) FILTER (WHERE ${f.sql}) is not supported")
           case (None, None) =>
-            frameShape(frame) match {
-              case Some(_: FrameShape.SlidingRows) if !r.mergeable =>
+            frameShape(frame, orderSpec) match {
+              case Right(_: FrameShape.SlidingRows | _: FrameShape.SlidingRange) if !r.mergeable =>
                 Left(s"$name over the frame ${frameSql(frame)} is not supported yet: Spark cannot " +
-                  s"merge partial results of $name, which fastwindow's sliding ROWS frames need " +
+                  s"merge partial results of $name, which fastwindow's sliding frames need " +
                   s"(supported frames for $name: ${r.frames.mkString("; ")})")
-              case Some(shape) =>
+              case Right(shape) =>
                 val function = filter.fold(declarative)(FilteredAggregate(declarative, _))
                 Right(AggregateSpec(ordinal, function, shape))
-              case None =>
-                Left(s"$name over the frame ${frameSql(frame)} is not supported yet " +
-                  s"(supported frames: ${r.frames.mkString("; ")})")
+              case Left(why) =>
+                Left(s"$name over the frame ${frameSql(frame)} is not supported yet" +
+                  (if (why.isEmpty) "" else s": $why") +
+                  s" (supported frames: ${r.frames.mkString("; ")})")
             }
         }
     }
@@ -277,15 +292,73 @@ object WindowSupport {
     s"$kind BETWEEN ${bound(frame.lower)} AND ${bound(frame.upper)}"
   }
 
-  private def frameShape(frame: SpecifiedWindowFrame): Option[FrameShape] =
+  private def frameShape(
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder]): Either[String, FrameShape] =
     (frame.frameType, frame.lower, frame.upper) match {
-      case (_, UnboundedPreceding, UnboundedFollowing) => Some(FrameShape.WholePartition)
-      case (RowFrame, UnboundedPreceding, CurrentRow) => Some(FrameShape.RunningRows)
-      case (RangeFrame, UnboundedPreceding, CurrentRow) => Some(FrameShape.RunningRange)
+      case (_, UnboundedPreceding, UnboundedFollowing) => Right(FrameShape.WholePartition)
+      case (RowFrame, UnboundedPreceding, CurrentRow) => Right(FrameShape.RunningRows)
+      case (RangeFrame, UnboundedPreceding, CurrentRow) => Right(FrameShape.RunningRange)
       case (RowFrame, lower, upper) =>
-        for (l <- rowOffset(lower); u <- rowOffset(upper)) yield FrameShape.SlidingRows(l, u)
-      case _ => None
+        (for (l <- rowOffset(lower); u <- rowOffset(upper)) yield FrameShape.SlidingRows(l, u))
+          .toRight("")
+      case (RangeFrame, lower, upper) => rangeFrame(frame, lower, upper, orderSpec)
+      case _ => Left("")
     }
+
+  private def rangeFrame(
+      frame: SpecifiedWindowFrame,
+      lower: Expression,
+      upper: Expression,
+      orderSpec: Seq[SortOrder]): Either[String, FrameShape] = {
+    val key = orderSpec match {
+      case Seq(only) => Some(only)
+      case _ => None  // Spark's analyzer allows value offsets with exactly one ORDER BY key
+    }
+    def edge(bound: Expression): Either[String, RangeEdge] = bound match {
+      case UnboundedPreceding | UnboundedFollowing => Right(RangeEdge.Unbounded)
+      case CurrentRow => Right(RangeEdge.CurrentRow)
+      case offset => key match {
+        case Some(k) if !rangeKeyTypes.contains(k.dataType) =>
+          Left(s"ORDER BY key ${k.child.sql} of type ${k.dataType.sql} (supported RANGE " +
+            s"offset key types: ${rangeKeyTypes.description})")
+        case Some(k) => rangeEdgeBound(k, offset).map(RangeEdge.Offset).toRight(
+          s"an offset of type ${offset.dataType.sql} on a key of type ${k.dataType.sql}")
+        case None => Left("a RANGE offset without exactly one ORDER BY key")
+      }
+    }
+    for (l <- edge(lower); u <- edge(upper)) yield {
+      val valueKey = if (Seq(l, u).exists(_.isInstanceOf[RangeEdge.Offset])) key else None
+      FrameShape.SlidingRange(l, u, valueKey, frameSql(frame))
+    }
+  }
+
+  /**
+   * The edge value of a RANGE offset, computed from the current row's key (`BoundReference(0)`)
+   * by the expression Spark's WindowExec uses (`createBoundOrdering`): the offset's sign flipped
+   * for DESC, then added with the key type's own addition. Built here, with the session's ANSI
+   * mode and time zone, so the result and its overflow errors are Spark's. None for a type pair
+   * Spark does not add this way.
+   */
+  private def rangeEdgeBound(key: SortOrder, offset: Expression): Option[Expression] = {
+    val current = BoundReference(0, key.dataType, key.nullable)
+    val signed = if (key.direction == Descending) UnaryMinus(offset) else offset
+    val timeZone = Some(org.apache.spark.sql.internal.SQLConf.get.sessionLocalTimeZone)
+    PartialFunction.condOpt((key.dataType, signed.dataType)) {
+      case (DateType, IntegerType) => DateAdd(current, signed)
+      case (DateType, _: YearMonthIntervalType) => DateAddYMInterval(current, signed)
+      case (DateType, DayTimeIntervalType(DayTimeIntervalType.DAY, DayTimeIntervalType.DAY)) =>
+        DateAdd(current, ExtractANSIIntervalDays(signed))
+      case (TimestampType | TimestampNTZType, CalendarIntervalType) =>
+        TimestampAddInterval(current, signed, timeZone)
+      case (TimestampType | TimestampNTZType, _: YearMonthIntervalType) =>
+        TimestampAddYMInterval(current, signed, timeZone)
+      case (TimestampType | TimestampNTZType, _: DayTimeIntervalType) =>
+        TimestampAddInterval(current, signed, timeZone)
+      case (d: DecimalType, _: DecimalType) => DecimalAddNoOverflowCheck(current, signed, d)
+      case (a, b) if a == b && numeric.contains(a) => Add(current, signed)
+    }
+  }
 
   /** A ROWS bound as an offset from the current row (`Some(None)` = unbounded). */
   private def rowOffset(bound: Expression): Option[Option[Int]] = bound match {
