@@ -281,10 +281,15 @@ object WindowSupport {
       case UnboundedFollowing => "UNBOUNDED FOLLOWING"
       case CurrentRow => "CURRENT ROW"
       case e if e.foldable =>
+        def show(value: Any): String = e.dataType match {
+          case _: YearMonthIntervalType | _: DayTimeIntervalType | CalendarIntervalType =>
+            Literal.create(value, e.dataType).sql
+          case _ => String.valueOf(value)
+        }
         e.eval() match {
-          case n: Number if n.doubleValue() < 0 => s"${UnaryMinus(e).eval()} PRECEDING"
+          case n: Number if n.doubleValue() < 0 => s"${show(UnaryMinus(e).eval())} PRECEDING"
           case d: org.apache.spark.sql.types.Decimal if d.toDouble < 0 => s"${d.abs} PRECEDING"
-          case v => s"$v FOLLOWING"
+          case v => s"${show(v)} FOLLOWING"
         }
       case e => e.sql
     }
@@ -320,8 +325,9 @@ object WindowSupport {
       case CurrentRow => Right(RangeEdge.CurrentRow)
       case offset => key match {
         case Some(k) if !rangeKeyTypes.contains(k.dataType) =>
-          Left(s"ORDER BY key ${k.child.sql} of type ${k.dataType.sql} (supported RANGE " +
-            s"offset key types: ${rangeKeyTypes.description})")
+          // The key is often an alias the analyzer made (_w0), so only its type is named.
+          Left(s"its ORDER BY key has type ${k.dataType.sql} (supported RANGE offset key " +
+            s"types: ${rangeKeyTypes.description})")
         case Some(k) => rangeEdgeBound(k, offset).map(RangeEdge.Offset).toRight(
           s"an offset of type ${offset.dataType.sql} on a key of type ${k.dataType.sql}")
         case None => Left("a RANGE offset without exactly one ORDER BY key")
