@@ -84,6 +84,43 @@ def random_rows_frame(rng: random.Random) -> str:
     return f" rows between {lower} and {upper}"
 
 
+# RANGE offset keys (one key per frame): how an offset of k steps is written for each.
+RANGE_KEYS = {
+    "o_int": lambda k: str(k), "x_long": lambda k: str(k * 10**11), "o_dbl": lambda k: f"{k * 0.75}",
+    "x_dec": lambda k: f"{k * 250.5}", "o_date": lambda k: str(k),
+    "x_ts": lambda k: f"interval {k * 20} minutes",
+}
+
+
+def random_range_frame(rng: random.Random) -> str:
+    """A random RANGE frame (not whole or running): value offsets on one random key, CURRENT ROW
+    or unbounded edges, lower <= upper; without offsets, over any random ORDER BY."""
+    def edge():
+        r = rng.random()
+        return None if r < 0.2 else 0 if r < 0.4 else rng.randint(-3, 3)
+    lo, hi = edge(), edge()
+    if lo is not None and hi is not None and lo > hi:
+        lo, hi = hi, lo
+    if (lo, hi) in ((None, None), (None, 0)):
+        lo = 0
+    key = rng.choice(sorted(RANGE_KEYS))
+
+    def sql(offset, unbounded):
+        if offset is None:
+            return unbounded
+        if offset == 0 and rng.random() < 0.7:
+            return "current row"
+        return f"{RANGE_KEYS[key](abs(offset))} {'preceding' if offset < 0 else 'following'}"
+    frame = f" range between {sql(lo, 'unbounded preceding')} and {sql(hi, 'unbounded following')}"
+    if "preceding" in frame.replace("unbounded preceding", "") or \
+            "following" in frame.replace("unbounded following", ""):
+        parts = rng.sample(PARTITION_KEYS, rng.randint(0, 2))
+        partition = f"partition by {', '.join(parts)} " if parts else ""
+        order = f"order by {key} {rng.choice(['asc', 'desc'])} nulls {rng.choice(['first', 'last'])}"
+        return f"{partition}{order}{frame}"
+    return random_spec(rng, need_order=True) + frame
+
+
 def random_function(rng: random.Random) -> str:
     kind = rng.choice(["ranking", "offset", "aggregate", "aggregate"])
     if kind == "ranking":
@@ -116,12 +153,14 @@ def random_function(rng: random.Random) -> str:
     if rng.random() < 0.2 and agg != "count_star":
         call += f" filter (where {rng.choice(EXACT_SUM_VALUES)} > 0)"
     frame = rng.choice(["default", "whole_rows", "whole_range", "running_rows", "running_range",
-                        "sliding_rows", "sliding_rows"])
-    if frame == "sliding_rows":
+                        "sliding_rows", "sliding_rows", "sliding_range", "sliding_range"])
+    if frame.startswith("sliding"):
         # Sliding frames combine partial aggregates: exact for these (float sums and moments may
         # differ in the last bits and have their own tests with a tolerance).
         if agg in ("sum", "avg", "stddev", "var_pop"):
             call = f"{'sum' if agg == 'sum' else 'avg'}({rng.choice(EXACT_SUM_VALUES)})"
+        if frame == "sliding_range":
+            return f"{call} over ({random_range_frame(rng)})"
         return f"{call} over ({random_spec(rng, need_order=True)}{random_rows_frame(rng)})"
     spec = random_spec(rng, need_order=frame.startswith("running"))
     frames = {

@@ -264,7 +264,7 @@ class AggregateKernelSuite extends AnyFunSuite {
     val keys = rows.map(order.keyOf)
     val keyCmp = (a: Int, b: Int) => order.cmp(keys(a), keys(b))
     rows.indices.map { row =>
-      val members = frame.members(row, n, keyCmp)
+      val members = frame.members(row, n, keyCmp, keys)
       cs.map(c => c.reference(members.map(j => value(rows(j), c.input)))).toIndexedSeq
     }
   }
@@ -295,7 +295,8 @@ class AggregateKernelSuite extends AnyFunSuite {
             cs.indices.map { c =>
               (exp(row)(c), act(row)(c)) match {
                 case (e: Double, a: Double) if !same(e, a, DoubleType) =>
-                  val members = frame.members(row, n, (x, y) => order.cmp(order.keyOf(rows(x)), order.keyOf(rows(y))))
+                  val keys = rows.map(order.keyOf)
+                  val members = frame.members(row, n, (x, y) => order.cmp(keys(x), keys(y)), keys)
                   if (close(cs(c), e, a, members.map(j => value(rows(j), cs(c).input)))) e else a
                 case (_, a) => a
               }
@@ -361,6 +362,17 @@ class AggregateKernelSuite extends AnyFunSuite {
       s"sliding frames should support ${exactOnes.mkString(", ")}; supported: ${slidingCases.map(_.label)}")
     checkRandom(slidingCases, slidingFrames, byK, (0 to 24) ++ Seq(61, 150),
       seed = 35, close = slidingTolerance)
+  }
+
+  private val rangeFrames: Seq[RefFrame] = Seq(
+    ValueRange(Some(-2), Some(1)), ValueRange(Some(-3), Some(0)), ValueRange(Some(0), Some(0)),
+    ValueRange(Some(-5), Some(-2)), ValueRange(Some(1), Some(4)),  // before / after the row's key
+    ValueRange(None, Some(2)), ValueRange(Some(-1), None), ValueRange(Some(3), None),
+    ValueRange(None, Some(-3)), PeersRange(toEnd = true), PeersRange(toEnd = false))
+
+  test("random partitions: aggregates over RANGE frames (value offsets, peers, empty), both evaluators") {
+    checkRandom(slidingCases, rangeFrames, byK, (0 to 24) ++ Seq(61, 150),
+      seed = 36, close = slidingTolerance)
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -688,6 +700,9 @@ private object AggregateKernelSuite {
   /** A frame: its Spark form, and its textbook definition (the rows of row i's frame, in order). */
   sealed abstract class RefFrame(val spark: SpecifiedWindowFrame) {
     def members(i: Int, n: Int, keyCmp: (Int, Int) => Int): IndexedSeq[Int]
+    /** Frames with value offsets also read the keys (`key(j)` of row j). */
+    def members(i: Int, n: Int, keyCmp: (Int, Int) => Int, key: Int => Any): IndexedSeq[Int] =
+      members(i, n, keyCmp)
     override def toString: String = spark.sql
   }
   object WholeRows extends RefFrame(wholeRows) {
@@ -720,6 +735,38 @@ private object AggregateKernelSuite {
       case Some(0) => CurrentRow
       case Some(o) => Literal(o)
     }
+  }
+  /**
+   * RANGE BETWEEN key + lower AND key + upper (None: unbounded) on an ascending int key, nulls
+   * first: the rows whose key sorts between the two edge values (a null key's edges are null, so
+   * its frame is the null keys, plus the rows an unbounded edge reaches).
+   */
+  final case class ValueRange(lower: Option[Int], upper: Option[Int]) extends RefFrame(
+    SpecifiedWindowFrame(RangeFrame, lower.fold[Expression](UnboundedPreceding)(Literal(_)),
+      upper.fold[Expression](UnboundedFollowing)(Literal(_)))) {
+    def members(i: Int, n: Int, keyCmp: (Int, Int) => Int): IndexedSeq[Int] =
+      throw new UnsupportedOperationException("needs the keys")
+    override def members(i: Int, n: Int, keyCmp: (Int, Int) => Int, key: Int => Any): IndexedSeq[Int] = {
+      def long(k: Any): Option[Long] = Option(k).map(_.asInstanceOf[Int].toLong)
+      def edge(o: Int): Option[Long] = long(key(i)).map(_ + o)
+      // nulls first: None sorts before every value
+      def cmp(a: Option[Long], b: Option[Long]): Int = (a, b) match {
+        case (None, None) => 0
+        case (None, _) => -1
+        case (_, None) => 1
+        case (Some(x), Some(y)) => java.lang.Long.compare(x, y)
+      }
+      (0 until n).filter { j =>
+        val kj = long(key(j))
+        lower.forall(o => cmp(kj, edge(o)) >= 0) && upper.forall(o => cmp(kj, edge(o)) <= 0)
+      }
+    }
+  }
+  /** RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING (or CURRENT ROW): peers onward (peers). */
+  final case class PeersRange(toEnd: Boolean) extends RefFrame(
+    SpecifiedWindowFrame(RangeFrame, CurrentRow, if (toEnd) UnboundedFollowing else CurrentRow)) {
+    def members(i: Int, n: Int, keyCmp: (Int, Int) => Int): IndexedSeq[Int] =
+      (0 until n).filter(j => if (toEnd) keyCmp(j, i) >= 0 else keyCmp(j, i) == 0)
   }
 
   /** An order: the Spark sort order, and the reference's comparison of two rows' keys. */
