@@ -11,18 +11,9 @@ UNSUPPORTED = {
         "interval 1 month preceding and current row) s from t",
         "sum over the frame RANGE BETWEEN INTERVAL '0-1' YEAR TO MONTH PRECEDING AND CURRENT ROW "
         "is not supported yet: its ORDER BY key has type INTERVAL YEAR TO MONTH"),
-    "nth_value_range_frame": (
-        "select p, id, nth_value(d, 2) over (partition by p order by id range between current row "
-        "and unbounded following) s from t",
-        "nth_value over the frame RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING is not "
-        "supported yet: Spark cannot merge partial results of nth_value"),
     "filter_on_unsupported_aggregate": (
         "select p, id, collect_set(i) filter (where i > 0) over (partition by p) s from t",
         "aggregate function collect_set is not supported yet"),
-    "nth_value_sliding": (
-        "select p, id, nth_value(i, 2) over (partition by p order by id rows between 1 preceding "
-        "and 1 following) s from t",
-        "nth_value over the frame ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING is not supported yet"),
     "imperative_aggregate": (
         "select p, id, collect_list(i) over (partition by p) s from t",
         "aggregate function collect_list is not supported yet"),

@@ -15,7 +15,7 @@ import math
 
 import pytest
 
-from helpers import (_same, assert_falls_back, assert_same_as_spark, assert_same_error,
+from helpers import (_same, assert_same_as_spark, assert_same_error,
                      assert_same_outcome_with_ansi, run_both)
 
 WHOLE = "rows between unbounded preceding and unbounded following"
@@ -118,7 +118,7 @@ def test_min_by_max_by_ties_pick_spark_row(spark, frame):
     assert_same_as_spark(spark, query)
 
 
-# -- nth_value: update-only, so whole and running frames only ------------------------------------
+# -- nth_value -----------------------------------------------------------------------------------
 
 NTH = ["nth_value(i, 1)", "nth_value(i, 2)", "nth_value(d, 3) ignore nulls",
        "nth_value(s, 2) ignore nulls", "nth_value(arr, 1)", "nth_value(st, 4)",
@@ -138,10 +138,10 @@ def test_nth_value_default_frames(spark):
     assert_same_as_spark(spark, query)
 
 
-@pytest.mark.parametrize("frame", [SLIDING[0], SLIDING[5], SLIDING[7]])
-def test_nth_value_over_sliding_frames_falls_back(spark, frame):
-    assert_falls_back(spark, select(["nth_value(i, 2)"], frame),
-                      "Spark cannot merge partial results of nth_value")
+@pytest.mark.parametrize("frame", SLIDING)
+def test_nth_value_over_sliding_frames(spark, frame):
+    """Spark has no merge for nth_value; fastwindow finds the frame's n-th (non-null) row."""
+    assert_same_as_spark(spark, select(NTH, frame))
 
 
 # -- FILTER (WHERE ...) --------------------------------------------------------------------------

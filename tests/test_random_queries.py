@@ -136,9 +136,12 @@ def random_function(rng: random.Random) -> str:
         nulls = " ignore nulls" if rng.random() < 0.4 else ""
         return f"{name}({args}){nulls} over ({random_spec(rng, need_order=True)})"
     agg = rng.choice(["count", "count_star", "sum", "avg", "min", "max", "first", "last",
-                      "min_by", "max_by", "stddev", "var_pop"])
+                      "min_by", "max_by", "stddev", "var_pop", "nth_value"])
     if agg == "count_star":
         call = "count(*)"
+    elif agg == "nth_value":
+        ignore_nulls = " ignore nulls" if rng.random() < 0.5 else ""
+        call = f"nth_value({rng.choice(ANY_VALUES)}, {rng.randint(1, 4)}){ignore_nulls}"
     elif agg in ("sum", "avg", "stddev", "var_pop"):
         call = f"{agg}({rng.choice(NUMERIC_VALUES)})"
     elif agg == "count":
@@ -150,7 +153,7 @@ def random_function(rng: random.Random) -> str:
         call = f"{agg}({rng.choice(ANY_VALUES)}, {rng.choice(ORDERABLE_VALUES)})"
     else:
         call = f"{agg}({rng.choice(ORDERABLE_VALUES)})"
-    if rng.random() < 0.2 and agg != "count_star":
+    if rng.random() < 0.2 and agg not in ("count_star", "nth_value"):  # nth_value takes no FILTER
         call += f" filter (where {rng.choice(EXACT_SUM_VALUES)} > 0)"
     frame = rng.choice(["default", "whole_rows", "whole_range", "running_rows", "running_range",
                         "sliding_rows", "sliding_rows", "sliding_range", "sliding_range"])

@@ -194,9 +194,11 @@ def test_no_partition_by(spark):
                          ansi=False)
 
 
-def test_nth_value_falls_back(spark):
-    assert_falls_back(spark, select(["nth_value(i, 2)"], NUMERIC_FRAMES[0], "sh"),
-                      "Spark cannot merge partial results of nth_value")
+@pytest.mark.parametrize("frame", [NUMERIC_FRAMES[0], NUMERIC_FRAMES[3], NUMERIC_FRAMES[6], PEER_FRAMES[0]])
+def test_nth_value(spark, frame):
+    nth = ["nth_value(i, 1)", "nth_value(i, 2)", "nth_value(d, 3) ignore nulls",
+           "nth_value(s, 2) ignore nulls", "nth_value(dec, 1000)"]
+    assert_same_as_spark(spark, select(nth, frame, "sh"))
 
 
 def test_interval_order_key_falls_back(spark):

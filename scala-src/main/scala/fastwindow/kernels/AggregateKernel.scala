@@ -1,7 +1,7 @@
 package fastwindow.kernels
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{AggregateWindowFunction, AttributeReference, BindReferences, EmptyRow, Expression, InterpretedMutableProjection, JoinedRow, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{AggregateWindowFunction, AttributeReference, BindReferences, EmptyRow, Expression, InterpretedMutableProjection, JoinedRow, NthValue, SpecificInternalRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.{ExprCode, JavaCode}
 import org.apache.spark.sql.types.DataType
@@ -47,8 +47,8 @@ object AggregateKernel {
         buffer,
         aggs.flatMap(_.initialValues),
         BindReferences.bindReferences(aggs.flatMap(_.updateExpressions), buffer ++ columns),
-        // Window aggregates (nth_value) are update-only: no merge, and the planner never runs
-        // them over sliding frames, the only user of `merge`.
+        // Window aggregates (nth_value) are update-only: no merge. Over sliding frames, the only
+        // user of `merge`, nth_value is found by position instead (SlidingNthValue).
         if (aggs.exists(_.isInstanceOf[AggregateWindowFunction])) Nil
         else BindReferences.bindReferences(
           aggs.flatMap(_.mergeExpressions), buffer ++ aggs.flatMap(_.inputAggBufferAttributes)),
@@ -95,13 +95,19 @@ object AggregateKernel {
       bound.evaluate.eval(buffer)
     }
 
-    private val sliding = (spec.frame match {
+    private val sliding: SlidingFrame = (spec.frame match {
       case f: FrameShape.SlidingRows => Some(new RowsLocator(f, cursor))
       case f: FrameShape.SlidingRange => Some(new RangeLocator(f, rangeKey, cursor))
       case _ => None
-    }).map { locator =>
-      new SlidingAggregate.Interpreted(
-        locator, SlidingAggregate.plan(agg, columnAttributes), view, aggregateRows)
+    }).map[SlidingFrame] { locator =>
+      agg match {
+        case nth: NthValue =>
+          val input = columns(columnAttributes.indexWhere(_.semanticEquals(nth.input)))
+          new SlidingNthValue.Interpreted(locator, nth, input)
+        case _ =>
+          new SlidingAggregate.Interpreted(
+            locator, SlidingAggregate.plan(agg, columnAttributes), view, aggregateRows)
+      }
     }.orNull
 
     override def startPartition(): Unit = {
@@ -203,11 +209,13 @@ object AggregateKernel {
     val evalFn = g.method("aggEvaluate", "", gen.evaluate(bound.evaluate, buffer))
 
     val start = s"$initFn();"
-    def sliding(locator: FrameLocatorCode): KernelCode = {
-      val aggregateRows = g.method("aggregateRows", "int first, int last",
-        s"$initFn();\nfor (int j = first; j <= last; j++) $addFn(j);\n$evalFn();")
-      SlidingAggregate.generate(
-        locator, SlidingAggregate.plan(agg, columnAttributes), gen, aggregateRows)
+    def sliding(locator: FrameLocatorCode): KernelCode = agg match {
+      case nth: NthValue => SlidingNthValue.generate(locator, nth, columnAttributes, gen)
+      case _ =>
+        val aggregateRows = g.method("aggregateRows", "int first, int last",
+          s"$initFn();\nfor (int j = first; j <= last; j++) $addFn(j);\n$evalFn();")
+        SlidingAggregate.generate(
+          locator, SlidingAggregate.plan(agg, columnAttributes), gen, aggregateRows)
     }
     val kernel = spec.frame match {
       case FrameShape.WholePartition =>

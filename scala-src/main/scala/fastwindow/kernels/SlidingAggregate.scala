@@ -10,6 +10,14 @@ import fastwindow.buffer.{ColumnType, ColumnarRowView}
 import fastwindow.kernels.AggregateKernel.{BoundAggregate, Gen}
 import fastwindow.planning.{FilteredAggregate, FrameShape}
 
+/** The interpreted evaluation of one function over a sliding frame (see [[FrameLocator]]). */
+trait SlidingFrame {
+  def reset(): Unit
+  def resultAt(i: Int, n: Int): Any
+  /** Forgets the first `d` buffered rows (streaming). */
+  def shift(d: Int): Unit
+}
+
 /**
  * Aggregates over sliding frames (ROWS: [[FrameShape.SlidingRows]], moving, shrinking, offset and
  * partly unbounded; RANGE: [[FrameShape.SlidingRange]]) in O(n) per partition, whatever the
@@ -127,7 +135,7 @@ object SlidingAggregate {
       frame: FrameLocator,
       plan: Plan,
       view: ColumnarRowView,
-      aggregateRows: (Int, Int) => Any) {
+      aggregateRows: (Int, Int) => Any) extends SlidingFrame {
     private val partial = plan.partial
     private val back = new SpecificInternalRow(partial.bufferTypes)
     private val initBack = new InterpretedMutableProjection(partial.initial).target(back)

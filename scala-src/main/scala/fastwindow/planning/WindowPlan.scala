@@ -1,6 +1,6 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Expression, NthValue, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.types.DataType
 
@@ -204,6 +204,8 @@ final case class AggregateSpec(ordinal: Int, function: DeclarativeAggregate, fra
     case FrameShape.RunningRows => Some(StreamBounds.Immediate)
     case FrameShape.RunningRange => Some(StreamBounds.Immediate.copy(waitsForPeers = true))
     case FrameShape.SlidingRows(_, None) => None
+    // nth_value finds its row by position in a buffered partition (see SlidingNthValue).
+    case _: FrameShape.SlidingRows if function.isInstanceOf[NthValue] => None
     // How many rows a RANGE frame reaches depends on the keys, not on a row count.
     case _: FrameShape.SlidingRange => None
     // A frame from the partition start is recomputed row by row near overflow limits.

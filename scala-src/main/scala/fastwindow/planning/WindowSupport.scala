@@ -62,8 +62,6 @@ object WindowSupport {
    * @param matches   whether an aggregate is this one (after Spark's rewrites: bool_and is min)
    * @param typed     the inputs to check, each with its type set (default: every child, `inputs`)
    * @param inputsDescription how the support table describes the inputs (default: `inputs`)
-   * @param mergeable false for update-only window aggregates (nth_value): Spark has no merge of
-   *                  their partial results, and sliding ROWS frames need one
    * @param kind      "aggregate" (accepts FILTER), or "analytic" for window-only functions
    */
   final case class AggregateRule(
@@ -73,16 +71,12 @@ object WindowSupport {
       aliases: Seq[String] = Nil,
       typed: Option[DeclarativeAggregate => Seq[(Expression, TypeSet)]] = None,
       inputsDescription: Option[String] = None,
-      mergeable: Boolean = true,
       kind: String = "aggregate") {
     def typedInputs(agg: DeclarativeAggregate): Seq[(Expression, TypeSet)] =
       typed.fold(agg.children.map(_ -> inputs))(_(agg))
     def names: Seq[String] = name +: aliases
     def description: String = inputsDescription.getOrElse(inputs.description) +
       (if (kind == "aggregate") "; FILTER (WHERE ...)" else "")
-    def frames: Seq[String] =
-      if (mergeable) WindowSupport.frames
-      else WindowSupport.frames.filterNot(f => f == slidingFrames || f == rangeFrames)
   }
 
   /** Variance and standard deviation read their input as double (Spark casts it). */
@@ -118,7 +112,7 @@ object WindowSupport {
       inputsDescription = Some(byOrderingDescription)),
     AggregateRule("max_by", anyBufferable, _.isInstanceOf[MaxBy], typed = Some(byOrdering),
       inputsDescription = Some(byOrderingDescription)),
-    AggregateRule("nth_value", anyBufferable, _.isInstanceOf[NthValue], mergeable = false,
+    AggregateRule("nth_value", anyBufferable, _.isInstanceOf[NthValue],
       inputsDescription = Some(s"${anyBufferable.description}; any offset, IGNORE NULLS"),
       kind = "analytic"))
 
@@ -258,17 +252,13 @@ object WindowSupport {
             Left(s"$name(...) FILTER (WHERE ${f.sql}) is not supported")
           case (None, None) =>
             frameShape(frame, orderSpec) match {
-              case Right(_: FrameShape.SlidingRows | _: FrameShape.SlidingRange) if !r.mergeable =>
-                Left(s"$name over the frame ${frameSql(frame)} is not supported yet: Spark cannot " +
-                  s"merge partial results of $name, which fastwindow's sliding frames need " +
-                  s"(supported frames for $name: ${r.frames.mkString("; ")})")
               case Right(shape) =>
                 val function = filter.fold(declarative)(FilteredAggregate(declarative, _))
                 Right(AggregateSpec(ordinal, function, shape))
               case Left(why) =>
                 Left(s"$name over the frame ${frameSql(frame)} is not supported yet" +
                   (if (why.isEmpty) "" else s": $why") +
-                  s" (supported frames: ${r.frames.mkString("; ")})")
+                  s" (supported frames: ${frames.mkString("; ")})")
             }
         }
     }
@@ -408,7 +398,7 @@ object WindowSupport {
     val offsets = offsetFunctions.map { f =>
       entry(f, "offset", ownFrame, s"${anyBufferable.description}; any offset, default, IGNORE NULLS")
     }
-    val aggs = aggregates.map(a => entry(a.names.mkString(", "), a.kind, a.frames, a.description))
+    val aggs = aggregates.map(a => entry(a.names.mkString(", "), a.kind, frames, a.description))
     (ranking ++ offsets ++ aggs).mkString("[\n  ", ",\n  ", "\n]")
   }
 }

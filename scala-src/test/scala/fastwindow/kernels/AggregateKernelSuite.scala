@@ -375,6 +375,21 @@ class AggregateKernelSuite extends AnyFunSuite {
       seed = 36, close = slidingTolerance)
   }
 
+  /** nth_value: the frame's offset-th row (offset-th non-null with IGNORE NULLS), else null. */
+  private def refNth(offset: Int, ignoreNulls: Boolean)(vs: Seq[Any]): Any =
+    (if (ignoreNulls) nonNull(vs) else vs).lift(offset - 1).orNull
+
+  private val nthCases: Seq[AggCase] = Seq(
+    AggCase("nth_value(i, 1)", NthValue(i, Literal(1), false), I, refNth(1, ignoreNulls = false)),
+    AggCase("nth_value(s, 2)", NthValue(s, Literal(2), false), S, refNth(2, ignoreNulls = false)),
+    AggCase("nth_value(d, 2) ignore nulls", NthValue(d, Literal(2), true), D, refNth(2, ignoreNulls = true)),
+    AggCase("nth_value(bin, 3) ignore nulls", NthValue(bin, Literal(3), true), BIN,
+      refNth(3, ignoreNulls = true)))
+
+  test("random partitions: nth_value over sliding ROWS and RANGE frames, both evaluators") {
+    checkRandom(nthCases, slidingFrames ++ rangeFrames, byK, (0 to 24) ++ Seq(61, 150), seed = 37)
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Hand-computed cases (they also guard the reference)
 

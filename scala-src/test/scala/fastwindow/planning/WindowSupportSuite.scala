@@ -212,15 +212,32 @@ class WindowSupportSuite extends AnyFunSuite {
   // ---------------------------------------------------------------------------------------------
   // Unsupported: precise reasons
 
-  test("unsupported: moving and shrinking RANGE frames name the function and the frame as users write it") {
-    val r1 = reason(Seq(win(agg(Sum(i, legacy)), byK, range(preceding(1), CurrentRow))))
-    assertMentions(r1, "sum", "RANGE BETWEEN 1 PRECEDING AND CURRENT ROW", "not supported")
-    val r2 = reason(Seq(win(agg(Max(d)), byK, range(CurrentRow, UnboundedFollowing))))
-    assertMentions(r2, "max", "RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING")
-    val r3 = reason(Seq(win(agg(Count(i)), byK, range(Literal(2), Literal(5)))))
-    assertMentions(r3, "count", "RANGE BETWEEN 2 FOLLOWING AND 5 FOLLOWING")
-    // and list what is supported
-    assertMentions(r1, "supported frames", FrameShape.RunningRange.sql)
+  test("supported: RANGE frames with value offsets read the key; CURRENT ROW edges need peers") {
+    val moving = plan(Seq(win(agg(Sum(i, legacy)), byK, range(preceding(1), CurrentRow))))
+    moving.functions.head match {
+      case a: AggregateSpec =>
+        assert(a.frame.sql == "RANGE BETWEEN 1 PRECEDING AND CURRENT ROW")
+        assert(a.rangeKey.contains(byK.head) && a.needsPeers && a.streamBounds.isEmpty)
+        assert(a.inputs.exists(_.semanticEquals(k)))
+      case other => fail(s"not an aggregate: $other")
+    }
+    val shrinking = plan(Seq(win(agg(Max(d)), Seq(asc(k), desc(s)), range(CurrentRow, UnboundedFollowing))))
+    shrinking.functions.head match {
+      case a: AggregateSpec => assert(a.rangeKey.isEmpty && a.needsPeers)
+      case other => fail(s"not an aggregate: $other")
+    }
+    val ahead = plan(Seq(win(agg(Count(i)), byK, range(Literal(2), Literal(5)))))
+    assert(ahead.functions.head.asInstanceOf[AggregateSpec].frame.sql ==
+      "RANGE BETWEEN 2 FOLLOWING AND 5 FOLLOWING")
+    assert(!ahead.needsPeers)
+  }
+
+  test("unsupported: RANGE offsets on an interval key name the frame as users write it and the type") {
+    val interval = attr("iv", DayTimeIntervalType())
+    val frame = range(UnaryMinus(Literal.create(86400000000L, DayTimeIntervalType())), CurrentRow)
+    val r = reason(Seq(win(agg(Count(i)), Seq(asc(interval)), frame)), Seq(asc(interval)))
+    assertMentions(r, "count", "RANGE BETWEEN INTERVAL '1 00:00:00' DAY TO SECOND PRECEDING AND CURRENT ROW",
+      "not supported", "INTERVAL DAY TO SECOND", "supported RANGE offset key types")
   }
 
   test("unsupported aggregates: collect_list, skewness, covar_pop name themselves and list what is supported") {
@@ -231,12 +248,11 @@ class WindowSupportSuite extends AnyFunSuite {
     }
   }
 
-  test("unsupported: nth_value over sliding ROWS frames (Spark has no merge for it), with its frames") {
+  test("supported: nth_value over sliding frames, buffered (it is found by position, not merged)") {
     for (frame <- Seq(rows(preceding(1), CurrentRow), rows(CurrentRow, UnboundedFollowing),
         rows(UnboundedPreceding, preceding(2)))) {
-      val r = reason(Seq(win(NthValue(i, Literal(2), false), byK, frame)))
-      assertMentions(r, "nth_value", WindowSupport.frameSql(frame), "not supported",
-        "cannot merge", FrameShape.RunningRange.sql)
+      val p = plan(Seq(win(NthValue(i, Literal(2), false), byK, frame)))
+      assert(p.functions.head.streamBounds.isEmpty, frame.sql)
     }
   }
 
