@@ -95,6 +95,7 @@ object EvaluatorCodegen {
       s"System.arraycopy(${g.valuesArray(c)}, d, ${g.valuesArray(c)}, 0, kept);\n" +
         s"System.arraycopy(${g.nullsArray(c)}, d, ${g.nullsArray(c)}, 0, kept);"
     }.mkString("\n")
+    val stateBytes = kernels.map(_.stateBytes).filter(_.nonEmpty).map(b => s" + $b").mkString
     val writeCalls = kernels.map { k =>
       g.method("write", "final int i, final int n, InternalRow out", k.write) + "(i, n, out);"
     }.mkString("\n")
@@ -129,7 +130,7 @@ object EvaluatorCodegen {
          |  public int numRows() { return ${g.base} + rows; }
          |  public int firstBufferedRow() { return ${g.base}; }
          |  public int lastPeerGroupStart() { return ${g.base} + lastPeerStart; }
-         |  public long bufferBytes() { return ${layout.bytesPerRow}L * capacity; }
+         |  public long bufferBytes() { return ${layout.bytesPerRow}L * capacity$stateBytes; }
          |
          |  public void startPartition() {
          |    rows = 0;

@@ -44,7 +44,7 @@ final class InterpretedEvaluator(layout: EvaluatorLayout) extends WindowEvaluato
   override def numRows: Int = cursor.base + rows
   override def firstBufferedRow: Int = cursor.base
   override def lastPeerGroupStart: Int = cursor.base + lastPeerStart
-  override def bufferBytes: Long = layout.bytesPerRow * capacity
+  override def bufferBytes: Long = layout.bytesPerRow * capacity + kernels.map(_.stateBytes).sum
 
   override def startPartition(): Unit = {
     rows = 0

@@ -32,6 +32,6 @@ abstract class WindowEvaluator {
   def firstBufferedRow: Int
   /** Drops the buffered rows before position `i` (no later `write` may read them). */
   def discardBefore(i: Int): Unit
-  /** Bytes held by the columnar buffers (capacity, not just rows in use). */
+  /** Bytes held by the columnar buffers and kernel state (capacity, not just rows in use). */
   def bufferBytes: Long
 }

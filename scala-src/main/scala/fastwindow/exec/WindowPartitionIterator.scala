@@ -155,7 +155,10 @@ final class WindowPartitionIterator(
   private def emit(row: UnsafeRow): InternalRow = {
     evaluator.write(emitted, results)
     emitted += 1
-    if (streaming.isDefined && emitted % DiscardBatch == 0) discardOldRows()
+    if (emitted % DiscardBatch == 0) {
+      if (streaming.isDefined) discardOldRows()
+      trackMemory()  // kernels' state (sliding frames' partials) grows while rows are written
+    }
     join(row, project(results))
   }
 

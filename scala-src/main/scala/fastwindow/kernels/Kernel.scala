@@ -24,6 +24,8 @@ trait Kernel {
   def finishPartition(n: Int): Unit = {}
   def write(i: Int, n: Int, out: InternalRow): Unit
   def shift(d: Int): Unit = {}
+  /** Bytes of per-partition state that grows with the partition (accounted to Spark). */
+  def stateBytes: Long = 0L
 }
 
 /**
@@ -32,14 +34,16 @@ trait Kernel {
  * partition) in scope, `write` with `i` (current buffered row), `n` and `out` (the result row) in
  * scope, `shift` with `d` (rows dropped from the front of the buffer) in scope, `ingested` with
  * `r` (the buffered row just filled) in scope. State lives in
- * fields the kernel registered on the codegen context.
+ * fields the kernel registered on the codegen context; `stateBytes` is a Java `long` expression
+ * for the bytes of that state that grow with the partition (empty when none does).
  */
 final case class KernelCode(
     finishPartition: String,
     write: String,
     start: String = "",
     shift: String = "",
-    ingested: String = "")
+    ingested: String = "",
+    stateBytes: String = "")
 
 /**
  * Where the evaluator is in the current partition, for kernels that need more than the buffered

@@ -16,6 +16,8 @@ trait SlidingFrame {
   def resultAt(i: Int, n: Int): Any
   /** Forgets the first `d` buffered rows (streaming). */
   def shift(d: Int): Unit
+  /** Bytes of state that grow with the frame or partition. */
+  def stateBytes: Long
 }
 
 /**
@@ -200,6 +202,9 @@ object SlidingAggregate {
       initBack(EmptyRow)
     }
 
+    /** Each front slot: a reference and a row of the partial buffer (an estimate). */
+    def stateBytes: Long = front.length * (8L + 16L + 16L * partial.bufferTypes.size)
+
     def shift(d: Int): Unit = {
       frame.shift(d)
       val kept = frontLast + 1 - d
@@ -328,6 +333,8 @@ object SlidingAggregate {
       |else if ($first <= $frontLast) $evaluateFrontAndBack(frameFirstOfRow, frameLastOfRow);
       |else $evaluateBack(frameFirstOfRow, frameLastOfRow);
     """.stripMargin
-    KernelCode("", perRow, start, shift)
+    val frontSlotBytes = types.map(t => 1 + t.defaultSize).sum
+    KernelCode("", perRow, start, shift,
+      stateBytes = s"($firstFrontNulls == null ? 0L : (long) $firstFrontNulls.length * ${frontSlotBytes}L)")
   }
 }

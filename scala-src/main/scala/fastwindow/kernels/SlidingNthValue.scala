@@ -36,6 +36,7 @@ object SlidingNthValue {
     }
 
     def shift(d: Int): Unit = throw new IllegalStateException(neverStreamed)
+    def stateBytes: Long = 4L * nonNull.length
 
     def resultAt(i: Int, n: Int): Any = {
       frame.locate(i, n)
@@ -100,7 +101,8 @@ object SlidingNthValue {
         |if (k < $size) $valueAt($nonNull[(int) k]);
         |else $setNull
       """.stripMargin,
-        s"${frame.start}\n$size = 0;\n$head = 0;\n$scanned = 0;", shift)
+        s"${frame.start}\n$size = 0;\n$head = 0;\n$scanned = 0;", shift,
+        stateBytes = s"4L * $nonNull.length")
     }
   }
 }

@@ -143,6 +143,22 @@ class EvaluatorSuite extends AnyFunSuite {
     }
   }
 
+  test("bufferBytes counts the state sliding frames build while rows are written") {
+    val shrinking = SpecifiedWindowFrame(RowFrame, CurrentRow, UnboundedFollowing)
+    val layout = layoutOf(Seq(win(agg(Sum(l, legacy)), Seq(asc(k)), shrinking)), Seq(asc(k)), schema)
+    for (flavor <- flavors) {
+      val ev = flavor.create(layout)
+      ev.startPartition()
+      (0 until 5000).foreach(j => ev.ingest(row(j, null, j.toLong, null, null, null, null, null)))
+      ev.finishPartition()
+      val columnsOnly = ev.bufferBytes
+      val out = new SpecificInternalRow(layout.functionTypes)
+      ev.write(0, out)
+      ev.write(1, out)  // the frame's first move builds the partials of every suffix
+      assert(ev.bufferBytes >= columnsOnly + 5000 * 8, s"[$flavor] ${ev.bufferBytes} vs $columnsOnly")
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Twins: generated vs interpreted on random function mixes
 
