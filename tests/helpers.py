@@ -146,6 +146,18 @@ def assert_same_as_spark(spark: SparkSession, query: Query, *, expect: str = "Fa
     return fast.rows
 
 
+def assert_float_sums_close(spark: SparkSession, x: str, window: str) -> None:
+    """sum and avg of the float column ``x`` over ``window`` (a window spec) match Spark within
+    the sliding-frame tolerance: 1e-12 times the frame's sum of |x| (divided by the count for
+    the average). The scale columns are float sums themselves, so they get the same tolerance."""
+    w = f"over ({window})"
+    query = (f"select p, id, sum({x}) {w} s, avg({x}) {w} a, "
+             f"sum(abs(cast({x} as double))) {w} scale, "
+             f"sum(abs(cast({x} as double))) {w} / greatest(count({x}) {w}, 1) avg_scale from t")
+    assert_same_as_spark(spark, query, tolerances={
+        "s": "scale", "a": "avg_scale", "scale": "scale", "avg_scale": "avg_scale"})
+
+
 def assert_falls_back(spark: SparkSession, query: Query, reason: str) -> None:
     """Asserts that ``query`` runs on Spark's Window with a reason containing ``reason``, and that
     its results are Spark's."""

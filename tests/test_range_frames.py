@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import (assert_falls_back, assert_same_as_spark, assert_same_outcome_with_ansi)
+from helpers import (assert_falls_back, assert_float_sums_close, assert_same_as_spark,
+                     assert_same_outcome_with_ansi)
 from test_more_aggregates import assert_variances_close, variance_query
 
 NUMERIC_FRAMES = [
@@ -125,12 +126,7 @@ def test_last_row_at_max_key_never_computes_its_edge(spark):
 @pytest.mark.parametrize("key,frame", [("sh", NUMERIC_FRAMES[0]), ("d", KEY_FRAMES["d"][0]),
                                        ("ts", KEY_FRAMES["ts"][0]), ("sh", NUMERIC_FRAMES[6])])
 def test_float_sums_within_tolerance(spark, x, key, frame):
-    w = f"over (partition by p order by {key} {frame})"
-    query = (f"select p, id, sum({x}) {w} s, avg({x}) {w} a, "
-             f"sum(abs(cast({x} as double))) {w} scale, "
-             f"sum(abs(cast({x} as double))) {w} / greatest(count({x}) {w}, 1) avg_scale from t")
-    assert_same_as_spark(spark, query, tolerances={
-        "s": "scale", "a": "avg_scale", "scale": "scale", "avg_scale": "avg_scale"})
+    assert_float_sums_close(spark, x, f"partition by p order by {key} {frame}")
 
 
 @pytest.mark.parametrize("frame", [NUMERIC_FRAMES[0], NUMERIC_FRAMES[6]])

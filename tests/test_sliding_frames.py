@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import assert_same_as_spark, assert_same_error, assert_same_outcome_with_ansi
+from helpers import (assert_float_sums_close, assert_same_as_spark, assert_same_error,
+                     assert_same_outcome_with_ansi)
 
 FRAMES = [
     "rows between 2 preceding and current row",
@@ -49,13 +50,7 @@ def test_exact_aggregates(spark, frame):
 @pytest.mark.parametrize("frame", FRAMES)
 @pytest.mark.parametrize("x", ["d", "f"])
 def test_float_sums_within_tolerance(spark, frame, x):
-    w = f"over (partition by p order by g, id {frame})"
-    query = (f"select p, id, sum({x}) {w} s, avg({x}) {w} a, "
-             f"sum(abs(cast({x} as double))) {w} scale, "
-             f"sum(abs(cast({x} as double))) {w} / greatest(count({x}) {w}, 1) avg_scale from t")
-    # The scale columns are float sums themselves, so they get the same tolerance.
-    assert_same_as_spark(spark, query, tolerances={
-        "s": "scale", "a": "avg_scale", "scale": "scale", "avg_scale": "avg_scale"})
+    assert_float_sums_close(spark, x, f"partition by p order by g, id {frame}")
 
 
 @pytest.mark.parametrize("frame", [FRAMES[0], FRAMES[9]])
