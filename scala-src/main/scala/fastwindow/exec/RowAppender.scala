@@ -113,12 +113,17 @@ final class RowAppender(childTypes: Seq[DataType], resultTypes: Seq[DataType]) {
           Platform.BYTE_ARRAY_OFFSET + to, length)
     }
 
-  /** Adds `by` to the offset (upper 32 bits) of each slot at the given output positions. */
+  /**
+   * Adds `by` to the offset (upper 32 bits) of each slot at the given output positions. A null
+   * field's slot holds 0 (a value's offset never is: its data follows the fixed slots) and is
+   * left at 0, as Spark's joiner leaves it, so both give equal rows.
+   */
   private def moveOffsets(slots: Array[Int], by: Int): Unit = {
     var k = 0
     while (k < slots.length) {
       val at = Platform.BYTE_ARRAY_OFFSET + slots(k)
-      Platform.putLong(buf, at, Platform.getLong(buf, at) + (by.toLong << 32))
+      val slot = Platform.getLong(buf, at)
+      if (slot != 0) Platform.putLong(buf, at, slot + (by.toLong << 32))
       k += 1
     }
   }
