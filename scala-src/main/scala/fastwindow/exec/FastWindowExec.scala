@@ -3,18 +3,16 @@ package fastwindow.exec
 import org.apache.spark.{SparkException, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, InterpretedOrdering, InterpretedUnsafeProjection, JoinedRow, NamedExpression, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
-import org.apache.spark.sql.catalyst.util.UnsafeRowUtils
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, InterpretedUnsafeProjection, NamedExpression, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
-import org.apache.spark.sql.types.{DataType, DecimalType, StructField, StructType}
+import org.apache.spark.sql.types.{DataType, DecimalType}
 
 import fastwindow.FastWindowConf
 import fastwindow.FastWindowConf.CodegenMode
-import fastwindow.planning.WindowSupport
+import fastwindow.planning.{AggregateSpec, FrameShape, WindowSupport}
 
 /**
  * fastwindow's replacement for Spark's `WindowExec`, shown as `FastWindow` in plans.
@@ -98,8 +96,7 @@ case class FastWindowExec(
       val iterator = new WindowPartitionIterator(
         rows,
         toUnsafe = UnsafeProjection.create(childOutput, childOutput),
-        groupKey = FastWindowExec.groupKey(partitionExprs, childOutput),
-        sameGroup = FastWindowExec.groupEquality(partitionExprs),
+        partitionKey = PartitionKey(partitionExprs, childOutput),
         evaluator = evaluator,
         streaming = streaming,
         readsNoRowsOnWrite = readsNoRowsOnWrite,
@@ -108,8 +105,11 @@ case class FastWindowExec(
         memory = TaskMemory.manager.map(new ColumnMemory(_)),
         results = results,
         project = project,
-        join = FastWindowExec.joiner(
-          childOutput.map(_.dataType), outputs.map(_.dataType), interpretedEmit),
+        resultsPerPartition = plan.functions.forall {
+          case a: AggregateSpec => a.frame == FrameShape.WholePartition
+          case _ => false
+        },
+        join = new RowAppender(childOutput.map(_.dataType), outputs.map(_.dataType)),
         metrics = iteratorMetrics)
       Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => iterator.close()))
       iterator
@@ -121,17 +121,6 @@ case class FastWindowExec(
 }
 
 object FastWindowExec {
-
-  /** The partition key of a row; without PARTITION BY, one constant key for every row. */
-  def groupKey(partitionSpec: Seq[Expression], childOutput: Seq[Attribute]): UnsafeProjection =
-    if (partitionSpec.isEmpty) {
-      val empty = UnsafeProjection.create(Nil: Seq[Expression]).apply(InternalRow.empty)
-      new UnsafeProjection {
-        override def apply(row: InternalRow): UnsafeRow = empty
-      }
-    } else {
-      UnsafeProjection.create(partitionSpec, childOutput)
-    }
 
   /**
    * Whether the window outputs are exactly the function results in order (no wrapping cast or
@@ -154,42 +143,8 @@ object FastWindowExec {
     row
   }
 
-  /**
-   * Same grouping test as `WindowExec`: binary equality of the key rows when every key type
-   * allows it, otherwise an ordering comparison (e.g. collated strings).
-   */
-  def groupEquality(partitionSpec: Seq[Expression]): (UnsafeRow, UnsafeRow) => Boolean =
-    if (partitionSpec.isEmpty) (_, _) => true
-    else if (partitionSpec.forall(e => UnsafeRowUtils.isBinaryStable(e.dataType))) {
-      (a, b) => a.equals(b)
-    } else {
-      val ordering = InterpretedOrdering.forSchema(partitionSpec.map(_.dataType))
-      (a, b) => ordering.compare(a, b) == 0
-    }
-
   /** Computes and serializes the window outputs of one row from its function results. */
   def outputProjection(outputs: Seq[Expression], interpreted: Boolean): UnsafeProjection =
     if (interpreted) InterpretedUnsafeProjection.createProjection(outputs)
     else UnsafeProjection.create(outputs)
-
-  /** Appends the results to the child row (generated joiner, or its interpreted equivalent). */
-  def joiner(
-      childTypes: Seq[DataType],
-      resultTypes: Seq[DataType],
-      interpreted: Boolean): (UnsafeRow, UnsafeRow) => UnsafeRow = {
-    if (interpreted) {
-      val all = (childTypes ++ resultTypes).zipWithIndex.map { case (t, i) =>
-        BoundReference(i, t, nullable = true)
-      }
-      val projection = InterpretedUnsafeProjection.createProjection(all)
-      val joined = new JoinedRow
-      (left, right) => projection(joined(left, right))
-    } else {
-      val joiner = GenerateUnsafeRowJoiner.create(schemaOf(childTypes), schemaOf(resultTypes))
-      (left, right) => joiner.join(left, right)
-    }
-  }
-
-  private def schemaOf(types: Seq[DataType]): StructType =
-    StructType(types.zipWithIndex.map { case (t, i) => StructField(s"c$i", t) })
 }

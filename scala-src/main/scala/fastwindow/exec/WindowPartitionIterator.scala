@@ -25,14 +25,15 @@ import fastwindow.planning.StreamBounds
  *
  * The evaluator writes each row's function `results`; only the window outputs are serialized
  * from them (`project`, the identity when `results` is already the output UnsafeRow), and the
- * child row's bytes are copied as one block by `join`, instead of re-projecting every child
- * column as `WindowExec` does.
+ * child row's bytes are copied in a few blocks by `join` ([[RowAppender]]), instead of
+ * re-projecting every child column as `WindowExec` does. When every function is a
+ * whole-partition aggregate (`resultsPerPartition`), all rows of a partition share their results,
+ * which are then written and serialized once per partition rather than once per row.
  */
 final class WindowPartitionIterator(
     input: Iterator[InternalRow],
     toUnsafe: UnsafeProjection,
-    groupKey: UnsafeProjection,
-    sameGroup: (UnsafeRow, UnsafeRow) => Boolean,
+    partitionKey: PartitionKey,
     evaluator: WindowEvaluator,
     streaming: Option[StreamBounds],
     readsNoRowsOnWrite: Boolean,
@@ -41,7 +42,8 @@ final class WindowPartitionIterator(
     memory: Option[ColumnMemory],
     results: InternalRow,
     project: InternalRow => UnsafeRow,
-    join: (UnsafeRow, UnsafeRow) => UnsafeRow,
+    resultsPerPartition: Boolean,
+    join: RowAppender,
     metrics: WindowPartitionIterator.Metrics) extends Iterator[InternalRow] {
 
   import WindowPartitionIterator.DiscardBatch
@@ -55,14 +57,15 @@ final class WindowPartitionIterator(
   /** Whether rows of the current partition went to `buffer` (all of them without streaming). */
   private var overflowed = false
   private var bufferedRows: Iterator[UnsafeRow] = Iterator.empty
-  private var currentGroup: UnsafeRow = _
   /** All rows of the current partition have been ingested (true before the first one). */
   private var complete = true
   /** Rows of the current partition already returned. */
   private var emitted = 0
-  /** The next input row (and its partition key), read but not ingested yet. */
+  /** The next input row, read but not ingested yet. */
   private var held: UnsafeRow = _
-  private var heldGroup: UnsafeRow = _
+  /** The serialized results of the last row returned (those of the partition's rows, with
+   *  `resultsPerPartition`); the projection reuses it, so only valid until the next `project`. */
+  private var projected: UnsafeRow = _
   private var released = false
   /** When the task first asked for a row (0 before that), for the time metric. */
   private var startNanos = 0L
@@ -86,7 +89,7 @@ final class WindowPartitionIterator(
         if (complete) throw new NoSuchElementException("no more window output rows")
         finishPartition()
       } else if (complete) startPartition()
-      else if (!sameGroup(heldGroup, currentGroup)) finishPartition()
+      else if (!partitionKey.sameAsCurrent(held)) finishPartition()
       else {
         val row = held
         held = null
@@ -114,13 +117,12 @@ final class WindowPartitionIterator(
       case u: UnsafeRow => u
       case other => toUnsafe(other)
     }
-    heldGroup = groupKey(held)
     true
   }
 
   private def startPartition(): Unit = {
-    currentGroup = heldGroup.copy()
-    buffer.clear()
+    partitionKey.start(held)
+    if (overflowed) buffer.clear()  // else it holds nothing
     evaluator.startPartition()
     overflowed = streaming.isEmpty
     bufferedRows = Iterator.empty
@@ -153,13 +155,16 @@ final class WindowPartitionIterator(
     if (pending.isEmpty) bufferedRows.next() else pending.poll()
 
   private def emit(row: UnsafeRow): InternalRow = {
-    evaluator.write(emitted, results)
+    if (emitted == 0 || !resultsPerPartition) {
+      evaluator.write(emitted, results)
+      projected = project(results)
+    }
     emitted += 1
     if (emitted % DiscardBatch == 0) {
       if (streaming.isDefined) discardOldRows()
       trackMemory()  // kernels' state (sliding frames' partials) grows while rows are written
     }
-    join(row, project(results))
+    join(row, projected)
   }
 
   /** Drops rows no later result reads, once they are many and most of the buffer (amortized O(1)). */
@@ -203,6 +208,7 @@ final class WindowPartitionIterator(
 /**
  * A FIFO of row copies that reuses its memory: a ring of UnsafeRows, each pointing into a byte
  * array of its own that is only reallocated when a longer row arrives; grows up to `limit` rows.
+ * Its capacity is a power of two, so positions wrap with a mask.
  */
 final class PendingRows(limit: Int) {
   private var rows = new Array[UnsafeRow](16)
@@ -218,7 +224,7 @@ final class PendingRows(limit: Int) {
 
   def add(row: UnsafeRow): Unit = {
     if (count == rows.length) grow()
-    val slot = (head + count) % rows.length
+    val slot = (head + count) & (rows.length - 1)
     val size = row.getSizeInBytes
     var copy = rows(slot)
     val held = if (copy == null) 0 else copy.getBaseObject.asInstanceOf[Array[Byte]].length
@@ -229,22 +235,29 @@ final class PendingRows(limit: Int) {
       rows(slot) = copy
       heldBytes += capacity - held
     }
-    Platform.copyMemory(row.getBaseObject, row.getBaseOffset, copy.getBaseObject,
-      Platform.BYTE_ARRAY_OFFSET, size)
+    val target = copy.getBaseObject.asInstanceOf[Array[Byte]]
+    row.getBaseObject match {
+      // Most rows live in byte arrays; arraycopy skips copyMemory's costly argument checks.
+      case bytes: Array[Byte] =>
+        System.arraycopy(bytes, (row.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, target,
+          0, size)
+      case base =>
+        Platform.copyMemory(base, row.getBaseOffset, target, Platform.BYTE_ARRAY_OFFSET, size)
+    }
     copy.setTotalSize(size)
     count += 1
   }
 
   def poll(): UnsafeRow = {
     val row = rows(head)
-    head = (head + 1) % rows.length
+    head = (head + 1) & (rows.length - 1)
     count -= 1
     row
   }
 
   private def grow(): Unit = {
     val bigger = new Array[UnsafeRow](rows.length * 2)
-    for (k <- 0 until count) bigger(k) = rows((head + k) % rows.length)
+    for (k <- 0 until count) bigger(k) = rows((head + k) & (rows.length - 1))
     rows = bigger
     head = 0
   }
