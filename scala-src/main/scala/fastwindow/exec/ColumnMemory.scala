@@ -21,14 +21,19 @@ final class ColumnMemory(taskMemoryManager: TaskMemoryManager)
   /** The most bytes held at once. */
   var peak = 0L
 
-  /** Records that the buffers now hold `bytes`, reserving any growth. */
+  /**
+   * Records that the buffers now hold `bytes`, reserving any growth. Once a reservation is refused
+   * no more are asked for in this task: each request makes the memory manager spill the task's
+   * other consumers (the spillable row buffer) first, and asking again as the columns grow would
+   * spill that buffer over and over in slivers, leaving it hundreds of tiny spill files to read.
+   */
   def track(bytes: Long): Unit = {
     peak = math.max(peak, bytes)
-    if (bytes > reserved) {
+    if (bytes > reserved && !warned) {
       val wanted = bytes - reserved
       val granted = acquireMemory(wanted)
       reserved += granted
-      if (granted < wanted && !warned) {
+      if (granted < wanted) {
         warned = true
         ColumnMemory.log.warn(s"fastwindow: Spark's memory manager granted $granted of $wanted " +
           s"bytes for window column buffers ($bytes bytes in all); they stay on the heap " +
