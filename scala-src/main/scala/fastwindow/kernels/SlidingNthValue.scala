@@ -84,8 +84,7 @@ object SlidingNthValue {
       val size = g.intField("nonNullCount")
       val head = g.intField("nonNullHead")
       val scanned = g.intField("nonNullScanned")
-      val input = BindReferences.bindReference(nth.input, columnAttributes)
-      val isNullAt = g.withInputs(g.columnVars("r"))(input.genCode(g.ctx))
+      val isNullAt = g.withInputs(g.columnVars("r"))(value.genCode(g.ctx))
       val scan = g.method("scanNonNull", "int r", s"""
         |${isNullAt.code}
         |if (!${isNullAt.isNull}) {
