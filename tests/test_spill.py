@@ -35,6 +35,12 @@ BUFFERED = {
     "ntile": "ntile(7) over (partition by p order by o)",
     "lag_ignore_nulls": "lag(v, 2) ignore nulls over (partition by p order by o)",
     "lead_past_pending_limit": "lead(s, 50) over (partition by p order by o)",
+    "range_value_offsets": "sum(v) over (partition by p order by k range between 2 preceding "
+                           "and 1 following)",
+    "range_peers_to_end": "max(s) over (partition by p order by k range between current row "
+                          "and unbounded following)",
+    "nth_value_sliding": "nth_value(s, 2) ignore nulls over (partition by p order by o rows "
+                         "between 5 preceding and current row)",
 }
 
 
