@@ -52,8 +52,7 @@ def _force_spill(spark, on: bool) -> None:
             spark.conf.unset(key)
 
 
-@pytest.fixture
-def spilling(spark):
+def _create_view(spark) -> None:
     spark.sql("""
         create or replace temporary view spill_t as
         select cast(id % 4 as int) as p, id as o, cast(id div 5 as int) as k,
@@ -61,6 +60,11 @@ def spilling(spark):
                case when id % 3 = 0 then null else concat('s', cast((id * 31) % 211 as string)) end as s
         from range(0, 4000)
     """)
+
+
+@pytest.fixture
+def spilling(spark):
+    _create_view(spark)
     spark.conf.set("spark.fastwindow.streaming.maxPendingRows", "16")
     _force_spill(spark, True)
     yield spark
@@ -102,3 +106,102 @@ def test_failing_task_releases_its_memory(spilling):
         assert _execution_memory_used(spilling) == 0
     finally:
         spilling.conf.unset("spark.sql.ansi.enabled")
+
+
+# --- Partitions whose column buffers do not fit: handed to Spark's own window evaluation --------
+#
+# ``spark.fastwindow.memory.maxPartitionBytes`` stands in for a memory manager that refuses the
+# columns (tests/test_memory_pressure.py has the real refusal): spill_t's partitions of 1000 rows
+# need more than 4 KiB of columns, so each is handed over, with its rows in the row buffer and,
+# for streaming plans, some still waiting in memory. Spill is not forced here: Spark's frames
+# re-read a spilled buffer once per row, which exhausts the test JVM's heap (see above).
+
+MAX_PARTITION_BYTES = "spark.fastwindow.memory.maxPartitionBytes"
+
+# Not handed over: ntile keeps no per-row buffers (it needs only the row count), and
+# lead_past_pending_limit streams, returning rows from the 51st on, after which its partitions
+# can no longer change course (its columns stay O(frame)). A RANGE running sum over one group of
+# ties streams too, but holds every row of the partition until it ends: it is handed over.
+HANDED_OVER = dict({k: v for k, v in BUFFERED.items()
+                    if k not in ("ntile", "lead_past_pending_limit")},
+                   running_range_all_ties="sum(v) over (partition by p order by p)")
+
+
+@pytest.fixture
+def limited(spark):
+    _create_view(spark)
+    spark.conf.set("spark.fastwindow.streaming.maxPendingRows", "16")
+    yield spark
+    spark.conf.unset("spark.fastwindow.streaming.maxPendingRows")
+
+
+def _handed_over_metrics(spark, query: str) -> dict:
+    df = spark.sql(query)
+    df.collect()
+    return [r for r in fastwindow.explain(df) if r.fastwindow][0].metrics
+
+
+@pytest.mark.parametrize("name", sorted(HANDED_OVER))
+def test_partitions_over_the_memory_limit_are_handed_to_spark(limited, name):
+    query = f"select p, o, {HANDED_OVER[name]} as r from spill_t"
+    spark_rows = run(limited, query, fastwindow_on=False).rows
+    limited.conf.set(MAX_PARTITION_BYTES, "4k")
+    try:
+        fast = run(limited, query, fastwindow_on=True)
+        metrics = _handed_over_metrics(limited, query)
+    finally:
+        limited.conf.unset(MAX_PARTITION_BYTES)
+    assert "FastWindow" in fast.plan, fast.plan
+    assert_rows_equal(fast.rows, spark_rows)
+    assert metrics.get("numHandedOverPartitions") == 4, metrics
+    assert metrics.get("numWindowPartitions") == 4 and metrics.get("numOutputRows") == 4000, metrics
+
+
+def test_only_partitions_over_the_limit_are_handed_over(spark):
+    """Skewed partitions: the big ones go to Spark, the small ones stay on fastwindow's kernels,
+    in the same task, and the output keeps the input's order within each partition."""
+    query = """
+        select p, o,
+               sum(v) over (partition by p order by o rows between current row
+                            and unbounded following) as rest,
+               percent_rank() over (partition by p order by o) as pr,
+               avg(v) over (partition by p order by o rows between 2 preceding and 2 following) as m
+        from (select case when id < 3000 then 0 when id < 3050 then 1 when id < 6050 then 2
+                          else 3 + id % 40 end as p,
+                     id as o, (id * 7919) % 1000 - 500 as v
+              from range(0, 8000))"""
+    expected = run(spark, query, fastwindow_on=False).rows
+    spark.conf.set(MAX_PARTITION_BYTES, "64k")
+    try:
+        fast = run(spark, query, fastwindow_on=True)
+        metrics = _handed_over_metrics(spark, query)
+    finally:
+        spark.conf.unset(MAX_PARTITION_BYTES)
+    assert_rows_equal(fast.rows, expected)
+    assert metrics.get("numHandedOverPartitions") == 2, metrics
+    assert metrics.get("numBufferedPartitions") == 41, metrics
+
+
+def test_failing_handed_over_partition_releases_its_memory(spilling):
+    """An ANSI overflow raised by Spark's frames in a handed-over partition (its rows spilled)
+    leaves no execution memory reserved."""
+    spilling.conf.set("spark.sql.ansi.enabled", "true")
+    spilling.conf.set(MAX_PARTITION_BYTES, "4k")
+    try:
+        query = ("select id, sum(case when id in (9000, 9002) then 9223372036854775807 else id end) "
+                 "over (partition by id % 2) s from range(0, 20000)")
+        with pytest.raises(Exception, match="ARITHMETIC_OVERFLOW"):
+            spilling.sql(query).collect()
+        assert _execution_memory_used(spilling) == 0
+    finally:
+        spilling.conf.unset("spark.sql.ansi.enabled")
+        spilling.conf.unset(MAX_PARTITION_BYTES)
+
+
+def test_bad_memory_limit_is_a_clear_error(spark):
+    spark.conf.set(MAX_PARTITION_BYTES, "lots")
+    try:
+        with pytest.raises(Exception, match="Invalid value 'lots' for " + MAX_PARTITION_BYTES):
+            spark.sql("select id, sum(id) over () from range(10)").collect()
+    finally:
+        spark.conf.unset(MAX_PARTITION_BYTES)

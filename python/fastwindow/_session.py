@@ -311,8 +311,9 @@ class WindowReport:
         order_spec: its ORDER BY expressions.
         reason: for an operator Spark runs, why fastwindow did not take it (None otherwise).
         metrics: once the query has run, FastWindow's SQL metrics by name (e.g.
-            ``numStreamedPartitions``, ``numBufferedPartitions``, ``spillSize``,
-            ``peakMemory`` in bytes); empty before execution and for Spark's operator.
+            ``numStreamedPartitions``, ``numBufferedPartitions``,
+            ``numHandedOverPartitions``, ``spillSize``, ``peakMemory`` in bytes); empty before
+            execution and for Spark's operator.
     """
 
     operator: str

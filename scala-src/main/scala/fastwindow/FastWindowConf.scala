@@ -2,6 +2,7 @@ package fastwindow
 
 import java.util.Locale
 
+import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -99,9 +100,26 @@ object FastWindowConf {
       "partition ends.",
     parse = positiveInt("spark.fastwindow.streaming.maxPendingRows"))
 
+  private def byteSize(key: String)(raw: String): Long = {
+    val bytes =
+      try JavaUtils.byteStringAsBytes(raw) catch { case _: NumberFormatException => -1L }
+    if (bytes >= 0) bytes else throw badValue(key, raw, "a size such as 0, 64m or 2g")
+  }
+
+  val MEMORY_MAX_PARTITION_BYTES: Entry[Long] = Entry(
+    "spark.fastwindow.memory.maxPartitionBytes",
+    default = 0L,
+    doc = "Most memory (a size: 512m, 2g) the column buffers and frame state of one window " +
+      "partition may take; 0 means no limit but what Spark's memory manager grants. A partition " +
+      "that would need more, or that the memory manager refuses, before any of its rows is " +
+      "returned, is evaluated by Spark's own window frames over its spillable rows instead: " +
+      "the same results, slower, and it fits wherever WindowExec fits. Shown as \"window " +
+      "partitions handed to Spark (memory)\" in the operator's metrics.",
+    parse = byteSize("spark.fastwindow.memory.maxPartitionBytes"))
+
   /** All keys, in documentation order. */
-  val entries: Seq[Entry[_]] =
-    Seq(ENABLED, CODEGEN_MODE, LOG_FALLBACK, STREAMING_ENABLED, STREAMING_MAX_PENDING_ROWS)
+  val entries: Seq[Entry[_]] = Seq(ENABLED, CODEGEN_MODE, LOG_FALLBACK, STREAMING_ENABLED,
+    STREAMING_MAX_PENDING_ROWS, MEMORY_MAX_PARTITION_BYTES)
 
   /** A markdown table of every key: the README's configuration section. */
   def markdownTable: String = {

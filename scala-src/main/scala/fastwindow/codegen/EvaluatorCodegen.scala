@@ -131,6 +131,7 @@ object EvaluatorCodegen {
          |  public int firstBufferedRow() { return ${g.base}; }
          |  public int lastPeerGroupStart() { return ${g.base} + lastPeerStart; }
          |  public long bufferBytes() { return ${layout.bytesPerRow}L * capacity$stateBytes; }
+         |  public long stateBytesPerRow() { return ${kernels.map(_.stateBytesPerRow).sum}L; }
          |
          |  public void startPartition() {
          |    rows = 0;

@@ -39,6 +39,12 @@ final class EvaluatorFactory private (
         case None => (new InterpretedEvaluator(layout), false)
       }
   }
+
+  /** A new evaluator of the same kind as `like` (generated or not), its buffers at initial size. */
+  def renew(like: WindowEvaluator): WindowEvaluator = like match {
+    case _: InterpretedEvaluator => new InterpretedEvaluator(layout)
+    case _ => source.get.instantiate()
+  }
 }
 
 object EvaluatorFactory {

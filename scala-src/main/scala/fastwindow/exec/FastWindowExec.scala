@@ -1,12 +1,12 @@
 package fastwindow.exec
 
-import org.apache.spark.{SparkException, TaskContext}
+import org.apache.spark.{PartitionEvaluator, SparkException, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, InterpretedUnsafeProjection, NamedExpression, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.execution.window.WindowExecBase
+import org.apache.spark.sql.execution.window.{WindowEvaluatorFactory, WindowExecBase}
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
 import org.apache.spark.sql.types.{DataType, DecimalType}
 
@@ -51,7 +51,9 @@ case class FastWindowExec(
     "windowTime" ->
       SQLMetrics.createTimingMetric(sparkContext, "time from first to last row (with input)"),
     "numInterpretedTasks" ->
-      SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"))
+      SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"),
+    "numHandedOverPartitions" ->
+      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark (memory)"))
 
   override protected def doExecute(): RDD[InternalRow] = {
     val plan = WindowSupport.check(windowExpression, orderSpec) match {
@@ -70,7 +72,8 @@ case class FastWindowExec(
     val iteratorMetrics = WindowPartitionIterator.Metrics(
       longMetric("numOutputRows"), longMetric("numWindowPartitions"),
       longMetric("numStreamedPartitions"), longMetric("numBufferedPartitions"),
-      longMetric("spillSize"), longMetric("peakMemory"), longMetric("windowTime"))
+      longMetric("spillSize"), longMetric("peakMemory"), longMetric("windowTime"),
+      longMetric("numHandedOverPartitions"))
     val streaming =
       if (FastWindowConf.STREAMING_ENABLED.get(conf)) plan.streamBounds else None
     val maxPendingRows = FastWindowConf.STREAMING_MAX_PENDING_ROWS.get(conf)
@@ -79,6 +82,8 @@ case class FastWindowExec(
 
     val resultsAreOutputs = FastWindowExec.resultsAreOutputs(outputs, functionTypes)
     val readsNoRowsOnWrite = plan.readsNoRowsOnWrite
+    val maxPartitionBytes = FastWindowConf.MEMORY_MAX_PARTITION_BYTES.get(conf)
+    val sparkWindow = sparkWindowFactory
 
     child.execute().mapPartitions { rows =>
       val (evaluator, generated) = factory.create()
@@ -98,11 +103,14 @@ case class FastWindowExec(
         toUnsafe = UnsafeProjection.create(childOutput, childOutput),
         partitionKey = PartitionKey(partitionExprs, childOutput),
         evaluator = evaluator,
+        renewEvaluator = () => factory.renew(evaluator),
         streaming = streaming,
         readsNoRowsOnWrite = readsNoRowsOnWrite,
         maxPendingRows = maxPendingRows,
         buffer = new PartitionRowBuffer(bufferThresholds),
         memory = TaskMemory.manager.map(new ColumnMemory(_)),
+        maxPartitionBytes = maxPartitionBytes,
+        sparkWindow = Some(FastWindowExec.handOverTo(sparkWindow.createEvaluator())),
         results = results,
         project = project,
         resultsPerPartition = plan.functions.forall {
@@ -115,6 +123,16 @@ case class FastWindowExec(
       iterator
     }
   }
+
+  /**
+   * Spark's own window evaluation of this node (what `WindowExec` runs), for partitions whose
+   * buffers do not fit in memory. Its spills count in this node's spill size; its segment-tree
+   * frame counts (when `spark.sql.window.segmentTree.enabled`) are not shown.
+   */
+  private def sparkWindowFactory: WindowEvaluatorFactory = new WindowEvaluatorFactory(
+    windowExpression, partitionSpec, orderSpec, child.output, longMetric("spillSize"),
+    SQLMetrics.createMetric(sparkContext, "segment tree frames"),
+    SQLMetrics.createMetric(sparkContext, "segment tree fallback frames"))
 
   override protected def withNewChildInternal(newChild: SparkPlan): FastWindowExec =
     copy(child = newChild)
@@ -134,6 +152,13 @@ object FastWindowExec {
       } &&
       // Decimals stay on the projection, which also re-checks their precision as Spark does.
       functionTypes.forall(t => UnsafeRow.isFixedLength(t) && !t.isInstanceOf[DecimalType])
+
+  /** Evaluates the rows of one window partition with `spark` (created once per task, if used). */
+  def handOverTo(
+      spark: => PartitionEvaluator[InternalRow, InternalRow]): Iterator[UnsafeRow] => Iterator[InternalRow] = {
+    lazy val evaluator = spark
+    rows => evaluator.eval(TaskContext.getPartitionId(), rows)
+  }
 
   /** An UnsafeRow of `fields` fixed-width fields over its own bytes. */
   def fixedWidthRow(fields: Int): UnsafeRow = {

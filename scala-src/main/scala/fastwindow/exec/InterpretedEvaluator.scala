@@ -45,6 +45,7 @@ final class InterpretedEvaluator(layout: EvaluatorLayout) extends WindowEvaluato
   override def firstBufferedRow: Int = cursor.base
   override def lastPeerGroupStart: Int = cursor.base + lastPeerStart
   override def bufferBytes: Long = layout.bytesPerRow * capacity + kernels.map(_.stateBytes).sum
+  override def stateBytesPerRow: Long = kernels.map(_.stateBytesPerRow).sum
 
   override def startPartition(): Unit = {
     rows = 0

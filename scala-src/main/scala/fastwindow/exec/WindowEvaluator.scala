@@ -34,4 +34,9 @@ abstract class WindowEvaluator {
   def discardBefore(i: Int): Unit
   /** Bytes held by the columnar buffers and kernel state (capacity, not just rows in use). */
   def bufferBytes: Long
+  /**
+   * Bytes of kernel state per row that writing a buffered partition's results builds (sliding
+   * frames' partial aggregates), so they can be reserved before the first result is returned.
+   */
+  def stateBytesPerRow: Long
 }

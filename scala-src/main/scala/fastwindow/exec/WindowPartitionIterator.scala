@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.fastwindow.PartitionRowBuffer
 import org.apache.spark.unsafe.Platform
+import org.slf4j.LoggerFactory
 
 import fastwindow.planning.StreamBounds
 
@@ -29,24 +30,37 @@ import fastwindow.planning.StreamBounds
  * re-projecting every child column as `WindowExec` does. When every function is a
  * whole-partition aggregate (`resultsPerPartition`), all rows of a partition share their results,
  * which are then written and serialized once per partition rather than once per row.
+ *
+ * Memory: the columns, frame state and waiting rows are accounted to Spark through `memory`
+ * (the rows in `buffer` are Spark's own, spillable). A buffered partition reserves up front the
+ * frame state its results will build (see `WindowEvaluator.stateBytesPerRow`), because once its first row is
+ * returned it can no longer change course. When a partition none of whose rows has been returned
+ * would need more than Spark's memory manager grants, or than `maxPartitionBytes` (0: no limit),
+ * its columns are dropped and the partition is handed to `sparkWindow`, Spark's own window
+ * evaluation over its spillable row buffer: slower, the same results, and it fits wherever Spark
+ * fits. Only a partition that has already returned rows (a streamed one, whose buffers stay
+ * O(frame) unless a huge group of ties holds them) keeps its buffers unaccounted, with a warning.
  */
 final class WindowPartitionIterator(
     input: Iterator[InternalRow],
     toUnsafe: UnsafeProjection,
     partitionKey: PartitionKey,
-    evaluator: WindowEvaluator,
+    private var evaluator: WindowEvaluator,
+    renewEvaluator: () => WindowEvaluator,
     streaming: Option[StreamBounds],
     readsNoRowsOnWrite: Boolean,
     maxPendingRows: Int,
     buffer: PartitionRowBuffer,
     memory: Option[ColumnMemory],
+    maxPartitionBytes: Long,
+    sparkWindow: Option[Iterator[UnsafeRow] => Iterator[InternalRow]],
     results: InternalRow,
     project: InternalRow => UnsafeRow,
     resultsPerPartition: Boolean,
     join: RowAppender,
     metrics: WindowPartitionIterator.Metrics) extends Iterator[InternalRow] {
 
-  import WindowPartitionIterator.DiscardBatch
+  import WindowPartitionIterator.{log, DiscardBatch}
 
   private val lookahead = streaming.fold(0)(_.lookahead)
   private val history = streaming.fold(0)(_.history)
@@ -67,24 +81,36 @@ final class WindowPartitionIterator(
    *  `resultsPerPartition`); the projection reuses it, so only valid until the next `project`. */
   private var projected: UnsafeRow = _
   private var released = false
+  /** The current partition's output from `sparkWindow`, when it was handed over (else null). */
+  private var handedOver: Iterator[InternalRow] = _
+  private var handedOverRows = 0L
+  /** Spark refused memory for this partition after rows of it were returned (see checkMemory). */
+  private var unaccounted = false
+  private var warnedUnaccounted = false
+  private var warnedHandOver = false
+  private var peakBytes = 0L
+  /** What the last `trackMemory` asked to account. */
+  private var needed = 0L
   /** When the task first asked for a row (0 before that), for the time metric. */
   private var startNanos = 0L
 
-  override def hasNext: Boolean = {
-    val more = emitted < evaluator.numRows || held != null || input.hasNext
-    if (!more) {
+  override def hasNext: Boolean =
+    handedOverHasNext || emitted < evaluator.numRows || held != null || input.hasNext || {
       // A streamed last partition may be fully returned before the input says it has ended.
-      if (!complete) finishPartition()
-      close()
+      if (!complete) finishPartition()  // which may hand the partition over
+      handedOverHasNext || { close(); false }
     }
-    more
-  }
 
   override def next(): InternalRow = {
     if (startNanos == 0L) startNanos = System.nanoTime()
     var out: InternalRow = null
     while (out == null) {
-      if (emitted < emittable) out = emit(takeWaitingRow())
+      if (handedOver != null) {
+        if (handedOverHasNext) {
+          handedOverRows += 1
+          out = handedOver.next()
+        }
+      } else if (emitted < emittable) out = emit(takeWaitingRow())
       else if (held == null && !fetch()) {
         if (complete) throw new NoSuchElementException("no more window output rows")
         finishPartition()
@@ -124,6 +150,7 @@ final class WindowPartitionIterator(
     partitionKey.start(held)
     if (overflowed) buffer.clear()  // else it holds nothing
     evaluator.startPartition()
+    unaccounted = false
     overflowed = streaming.isEmpty
     bufferedRows = Iterator.empty
     emitted = 0
@@ -133,11 +160,7 @@ final class WindowPartitionIterator(
   /** Ingests `row`; returns its output if it is ready at once, else keeps it waiting. */
   private def ingest(row: UnsafeRow): InternalRow = {
     evaluator.ingest(row)
-    if (evaluator.numRows % DiscardBatch == 0) {
-      if (readsNoRowsOnWrite) evaluator.discardBefore(evaluator.numRows - 1)
-      trackMemory()
-    }
-    if (pending.isEmpty && !overflowed && ready == evaluator.numRows) {
+    val out = if (pending.isEmpty && !overflowed && ready == evaluator.numRows) {
       emit(row)
     } else {
       if (overflowed || pending.isFull) {
@@ -148,6 +171,12 @@ final class WindowPartitionIterator(
       }
       null
     }
+    // After the row is stored: a partition handed over here goes to Spark with this row.
+    if (evaluator.numRows % DiscardBatch == 0) {
+      if (readsNoRowsOnWrite) evaluator.discardBefore(evaluator.numRows - 1)
+      checkMemory(inputEnded = false)
+    }
+    out
   }
 
   /** The oldest waiting row; valid until the next row is added (it is returned right away). */
@@ -162,7 +191,7 @@ final class WindowPartitionIterator(
     emitted += 1
     if (emitted % DiscardBatch == 0) {
       if (streaming.isDefined) discardOldRows()
-      trackMemory()  // kernels' state (sliding frames' partials) grows while rows are written
+      checkMemory(inputEnded = false)  // sliding frames' partials grow while rows are written
     }
     join(row, projected)
   }
@@ -177,11 +206,96 @@ final class WindowPartitionIterator(
     }
   }
 
-  private def trackMemory(): Unit =
-    memory.foreach(_.track(evaluator.bufferBytes + pending.bytes))
+  /**
+   * Accounts the buffers (and, for a buffered partition still being read, the frame state its
+   * results will build); false when they exceed `maxPartitionBytes` or Spark refuses the memory.
+   */
+  private def trackMemory(): Boolean = {
+    val bytes = evaluator.bufferBytes + pending.bytes
+    peakBytes = math.max(peakBytes, bytes)
+    // Twice the rows: the state's arrays grow by doubling.
+    needed = if (streaming.isEmpty && !complete) {
+      bytes + 2L * evaluator.stateBytesPerRow * evaluator.numRows
+    } else bytes
+    (maxPartitionBytes <= 0 || needed <= maxPartitionBytes) &&
+      (unaccounted || memory.forall(_.reserve(needed)))
+  }
+
+  /**
+   * Hands the partition to Spark when its buffers do not fit and none of its rows was returned;
+   * otherwise keeps them, unaccounted, and stops asking: every refused request makes the memory
+   * manager spill the row buffer again, in ever smaller pieces.
+   */
+  private def checkMemory(inputEnded: Boolean): Unit = if (!trackMemory()) {
+    if (sparkWindow.isDefined && emitted == 0 && !complete) handOver(inputEnded)
+    else if (!unaccounted) {
+      unaccounted = true
+      if (!warnedUnaccounted) {
+        warnedUnaccounted = true
+        log.warn(s"fastwindow: a window partition's column buffers need " +
+          s"${evaluator.bufferBytes} bytes, more $memoryLimit, after some of its rows were " +
+          "returned; they stay on the heap unaccounted. Raise spark.executor.memory or lower " +
+          "the partition size if tasks fail.")
+      }
+    }
+  }
+
+  /** Which limit the buffers ran into, for warnings. */
+  private def memoryLimit: String =
+    if (maxPartitionBytes > 0 && needed > maxPartitionBytes) {
+      s"than spark.fastwindow.memory.maxPartitionBytes=$maxPartitionBytes allows"
+    } else "than Spark's memory manager grants the task"
+
+  /**
+   * Drops the current partition's columns (the evaluator is replaced by a fresh one) and returns
+   * its memory, then feeds Spark's window evaluation the partition's rows: those waiting in
+   * memory, then those in the row buffer, then its input rows not read yet (`inputEnded`: none).
+   */
+  private def handOver(inputEnded: Boolean): Unit = {
+    if (!warnedHandOver) {
+      warnedHandOver = true
+      log.warn(s"fastwindow: a window partition of at least ${evaluator.numRows} rows needs more " +
+        s"memory for its column buffers and frame state $memoryLimit; it is evaluated by " +
+        "Spark's own window frames over its spillable rows (same results, slower). Later such " +
+        "partitions of this task are handed over without another warning.")
+    }
+    val waiting = Iterator.fill(pending.size)(pending.poll())
+    val buffered = if (overflowed) buffer.iterator else Iterator.empty
+    evaluator = renewEvaluator()
+    memory.foreach(_.release())
+    handedOverRows = 0
+    handedOver = sparkWindow.get(waiting ++ buffered ++ new UnreadRows(inputEnded))
+  }
+
+  /** Whether the handed-over partition has more rows; ends it when not (asks Spark only once). */
+  private def handedOverHasNext: Boolean = handedOver != null && (handedOver.hasNext || {
+    handedOver = null
+    complete = true
+    buffer.clear()
+    overflowed = false
+    metrics.partitions += 1
+    metrics.outputRows += handedOverRows
+    metrics.handedOverPartitions += 1
+    false
+  })
+
+  /** The current partition's input rows not read yet; the next partition's first row stays held. */
+  private final class UnreadRows(private var ended: Boolean) extends Iterator[UnsafeRow] {
+    override def hasNext: Boolean = {
+      if (!ended && held == null && !fetch()) ended = true
+      if (!ended && !partitionKey.sameAsCurrent(held)) ended = true
+      !ended
+    }
+    override def next(): UnsafeRow = {
+      val row = held
+      held = null
+      row
+    }
+  }
 
   private def finishPartition(): Unit = {
-    trackMemory()
+    checkMemory(inputEnded = true)
+    if (handedOver != null) return
     evaluator.finishPartition()
     complete = true
     if (overflowed) bufferedRows = buffer.iterator
@@ -198,8 +312,7 @@ final class WindowPartitionIterator(
     released = true
     buffer.clear()
     metrics.spillSize += buffer.spillSize
-    trackMemory()
-    metrics.peakMemory += memory.fold(evaluator.bufferBytes + pending.bytes)(_.peak)
+    metrics.peakMemory += math.max(peakBytes, evaluator.bufferBytes + pending.bytes)
     if (startNanos != 0L) metrics.time += (System.nanoTime() - startNanos) / 1000000
     memory.foreach(_.release())
   }
@@ -271,8 +384,11 @@ object WindowPartitionIterator {
       bufferedPartitions: SQLMetric,
       spillSize: SQLMetric,
       peakMemory: SQLMetric,
-      time: SQLMetric)
+      time: SQLMetric,
+      handedOverPartitions: SQLMetric)
 
   /** Rows between checks for discardable rows, and the fewest rows worth discarding. */
   val DiscardBatch = 1024
+
+  private val log = LoggerFactory.getLogger(classOf[WindowPartitionIterator])
 }

@@ -141,6 +141,7 @@ object AggregateKernel {
 
     override def shift(d: Int): Unit = if (sliding != null) sliding.shift(d)
     override def stateBytes: Long = if (sliding != null) sliding.stateBytes else 0L
+    override def stateBytesPerRow: Long = if (sliding != null) sliding.stateBytesPerRow else 0L
   }
 
   /**

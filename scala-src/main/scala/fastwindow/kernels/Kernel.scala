@@ -26,6 +26,8 @@ trait Kernel {
   def shift(d: Int): Unit = {}
   /** Bytes of per-partition state that grows with the partition (accounted to Spark). */
   def stateBytes: Long = 0L
+  /** Bytes of that state per row of a buffered partition, once its results are written. */
+  def stateBytesPerRow: Long = 0L
 }
 
 /**
@@ -35,7 +37,8 @@ trait Kernel {
  * scope, `shift` with `d` (rows dropped from the front of the buffer) in scope, `ingested` with
  * `r` (the buffered row just filled) in scope. State lives in
  * fields the kernel registered on the codegen context; `stateBytes` is a Java `long` expression
- * for the bytes of that state that grow with the partition (empty when none does).
+ * for the bytes of that state that grow with the partition (empty when none does), and
+ * `stateBytesPerRow` the bytes of it per row of a buffered partition once its results are written.
  */
 final case class KernelCode(
     finishPartition: String,
@@ -43,7 +46,8 @@ final case class KernelCode(
     start: String = "",
     shift: String = "",
     ingested: String = "",
-    stateBytes: String = "")
+    stateBytes: String = "",
+    stateBytesPerRow: Long = 0L)
 
 /**
  * Where the evaluator is in the current partition, for kernels that need more than the buffered

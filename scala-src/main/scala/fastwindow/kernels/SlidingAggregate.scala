@@ -18,6 +18,8 @@ trait SlidingFrame {
   def shift(d: Int): Unit
   /** Bytes of state that grow with the frame or partition. */
   def stateBytes: Long
+  /** Bytes of that state per buffered row it covers. */
+  def stateBytesPerRow: Long
 }
 
 /**
@@ -203,7 +205,8 @@ object SlidingAggregate {
     }
 
     /** Each front slot: a reference and a row of the partial buffer (an estimate). */
-    def stateBytes: Long = front.length * (8L + 16L + 16L * partial.bufferTypes.size)
+    def stateBytesPerRow: Long = 8L + 16L + 16L * partial.bufferTypes.size
+    def stateBytes: Long = front.length * stateBytesPerRow
 
     def shift(d: Int): Unit = {
       frame.shift(d)
@@ -335,6 +338,7 @@ object SlidingAggregate {
     """.stripMargin
     val frontSlotBytes = types.map(t => 1 + t.defaultSize).sum
     KernelCode("", perRow, start, shift,
-      stateBytes = s"($firstFrontNulls == null ? 0L : (long) $firstFrontNulls.length * ${frontSlotBytes}L)")
+      stateBytes = s"($firstFrontNulls == null ? 0L : (long) $firstFrontNulls.length * ${frontSlotBytes}L)",
+      stateBytesPerRow = frontSlotBytes)
   }
 }

@@ -37,6 +37,7 @@ object SlidingNthValue {
 
     def shift(d: Int): Unit = throw new IllegalStateException(neverStreamed)
     def stateBytes: Long = 4L * nonNull.length
+    def stateBytesPerRow: Long = 4L
 
     def resultAt(i: Int, n: Int): Any = {
       frame.locate(i, n)
@@ -101,7 +102,7 @@ object SlidingNthValue {
         |else $setNull
       """.stripMargin,
         s"${frame.start}\n$size = 0;\n$head = 0;\n$scanned = 0;", shift,
-        stateBytes = s"4L * $nonNull.length")
+        stateBytes = s"4L * $nonNull.length", stateBytesPerRow = 4L)
     }
   }
 }

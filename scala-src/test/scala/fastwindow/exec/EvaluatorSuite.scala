@@ -156,6 +156,10 @@ class EvaluatorSuite extends AnyFunSuite {
       ev.write(0, out)
       ev.write(1, out)  // the frame's first move builds the partials of every suffix
       assert(ev.bufferBytes >= columnsOnly + 5000 * 8, s"[$flavor] ${ev.bufferBytes} vs $columnsOnly")
+      // What the partition iterator reserves before the first result is returned bounds it.
+      (2 until 5000).foreach(ev.write(_, out))
+      val reserved = columnsOnly + 2 * ev.stateBytesPerRow * 5000
+      assert(ev.bufferBytes <= reserved, s"[$flavor] ${ev.bufferBytes} > $reserved")
     }
   }
 
