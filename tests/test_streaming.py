@@ -19,6 +19,7 @@ from helpers import assert_same_as_spark
 
 STREAMING = "spark.fastwindow.streaming.enabled"
 MAX_PENDING = "spark.fastwindow.streaming.maxPendingRows"
+SPLIT_MIXED = "spark.fastwindow.streaming.splitMixed"
 
 # (name, settings): how the operator is allowed to hold rows.
 MODES = [
@@ -80,7 +81,7 @@ def _big_views(spark) -> None:
 def big(spark):
     _big_views(spark)
     yield spark
-    for key in (STREAMING, MAX_PENDING):
+    for key in (STREAMING, MAX_PENDING, SPLIT_MIXED):
         spark.conf.unset(key)
 
 
@@ -165,3 +166,39 @@ def test_buffered_plan_that_reads_no_rows_drops_its_columns(big):
     with_lag = _metrics(big, sql.replace("from stream_big", ", lag(v) over (partition by p "
                                           "order by o) l from stream_big"))
     assert metrics["peakMemory"] * 4 < with_lag["peakMemory"], (metrics, with_lag)
+
+
+# One window spec (so one logical Window) mixing streamed and buffering functions, in an order
+# that interleaves them (the split needs a projection) and one that does not.
+MIXED = {
+    "interleaved": ["lag(v, 2) over (partition by p order by o)",
+                    "percent_rank() over (partition by p order by o)",
+                    "avg(v) over (partition by p order by o rows between 99 preceding and current row)",
+                    "sum(v) over (partition by p order by o rows between current row and "
+                    "unbounded following)"],
+    "grouped": ["row_number() over (partition by p order by o)",
+                "max(s) over (partition by p order by o rows between 3 preceding and 1 following)",
+                "ntile(4) over (partition by p order by o)",
+                "min(v) over (partition by p order by o rows between unbounded preceding and "
+                "unbounded following)"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(MIXED))
+def test_split_mixed_window_runs_streamed_functions_apart(big, name):
+    """With splitMixed, the streamed functions run in their own (streaming) operator and the
+    buffering operator holds only its own functions' columns; results are Spark's either way."""
+    sql = _query(MIXED[name])
+    single = _metrics(big, sql)
+    assert single.get("numBufferedPartitions") == 3, single
+    big.conf.set(SPLIT_MIXED, "true")
+    assert_same_as_spark(big, sql, key="o")
+    df = big.sql(sql)
+    df.collect()
+    reports = [r for r in fastwindow.explain(df) if r.fastwindow]
+    assert len(reports) == 2, fastwindow.explain_string(df)
+    streamed, buffered = sorted(reports, key=lambda r: r.metrics.get("numBufferedPartitions", 0))
+    assert streamed.metrics.get("numStreamedPartitions") == 3, streamed.metrics
+    assert buffered.metrics.get("numBufferedPartitions") == 3, buffered.metrics
+    assert df.columns == ["p", "o", "c0", "c1", "c2", "c3"]
+    assert buffered.metrics["peakMemory"] < single["peakMemory"], (buffered.metrics, single)

@@ -100,6 +100,16 @@ object FastWindowConf {
       "partition ends.",
     parse = positiveInt("spark.fastwindow.streaming.maxPendingRows"))
 
+  val STREAMING_SPLIT_MIXED: Entry[Boolean] = Entry(
+    "spark.fastwindow.streaming.splitMixed",
+    default = false,
+    doc = "Run a window that mixes streamed functions (row_number, lag, running and moving frames) " +
+      "with functions that need their whole partition as two operators, so only the latter's " +
+      "inputs are held for the whole partition (the rows are buffered either way, spillable). " +
+      "Less column memory per buffered row, at some CPU cost (measured 10-50% slower on such " +
+      "windows), hence off by default.",
+    parse = bool("spark.fastwindow.streaming.splitMixed"))
+
   private def byteSize(key: String)(raw: String): Long = {
     val bytes =
       try JavaUtils.byteStringAsBytes(raw) catch { case _: NumberFormatException => -1L }
@@ -119,7 +129,7 @@ object FastWindowConf {
 
   /** All keys, in documentation order. */
   val entries: Seq[Entry[_]] = Seq(ENABLED, CODEGEN_MODE, LOG_FALLBACK, STREAMING_ENABLED,
-    STREAMING_MAX_PENDING_ROWS, MEMORY_MAX_PARTITION_BYTES)
+    STREAMING_MAX_PENDING_ROWS, STREAMING_SPLIT_MIXED, MEMORY_MAX_PARTITION_BYTES)
 
   /** A markdown table of every key: the README's configuration section. */
   def markdownTable: String = {
