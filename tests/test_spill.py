@@ -44,6 +44,16 @@ BUFFERED = {
 }
 
 
+MAX_PARTITION_BYTES = "spark.fastwindow.memory.maxPartitionBytes"
+
+
+def _fastwindow_metrics(spark, query: str) -> dict:
+    """Runs ``query`` and returns the metrics of its (first) FastWindow operator."""
+    df = spark.sql(query)
+    df.collect()
+    return [r for r in fastwindow.explain(df) if r.fastwindow][0].metrics
+
+
 def _force_spill(spark, on: bool) -> None:
     for key, value in FORCE_SPILL.items():
         if on:
@@ -83,9 +93,7 @@ def test_buffered_frames_spill_and_match_spark(spilling, name):
     finally:
         _force_spill(spilling, True)
     assert_rows_equal(fast.rows, spark_rows)
-    df = spilling.sql(query)
-    df.collect()
-    metrics = [r for r in fastwindow.explain(df) if r.fastwindow][0].metrics
+    metrics = _fastwindow_metrics(spilling, query)
     assert metrics.get("spillSize", 0) > 0, metrics
     assert metrics.get("numBufferedPartitions", 0) == 4, metrics
 
@@ -94,18 +102,27 @@ def _execution_memory_used(spark) -> int:
     return spark.sparkContext._jvm.org.apache.spark.sql.fastwindow.TaskMemory.executionMemoryUsed()
 
 
-def test_failing_task_releases_its_memory(spilling):
-    """An ANSI overflow thrown mid-partition (after the operator reserved column memory and the
-    row buffer spilled) leaves no execution memory reserved in the JVM."""
+OVERFLOWING_SUM = ("select id, sum(case when id in ({big}) then 9223372036854775807 else id end) "
+                   "over (partition by id % 2) s from range(0, 20000)")
+
+
+@pytest.mark.parametrize("limit", [None, "4k"], ids=["fastwindow", "handed_over"])
+def test_failing_task_releases_its_memory(spilling, limit):
+    """An ANSI overflow thrown mid-partition, after the operator reserved column memory and the
+    row buffer spilled, leaves no execution memory reserved in the JVM: raised by fastwindow's
+    kernels, or by Spark's frames in partitions handed over (``limit``)."""
     spilling.conf.set("spark.sql.ansi.enabled", "true")
+    if limit:
+        spilling.conf.set(MAX_PARTITION_BYTES, limit)
     try:
-        query = ("select id, sum(case when id in (9000, 9002) then 9223372036854775807 else id end) "
-                 "over (partition by id % 2) s from range(0, 20000)")
+        metrics = _fastwindow_metrics(spilling, OVERFLOWING_SUM.format(big="-1"))
+        assert metrics.get("numHandedOverPartitions", 0) == (2 if limit else 0), metrics
         with pytest.raises(Exception, match="ARITHMETIC_OVERFLOW"):
-            spilling.sql(query).collect()
+            spilling.sql(OVERFLOWING_SUM.format(big="9000, 9002")).collect()
         assert _execution_memory_used(spilling) == 0
     finally:
         spilling.conf.unset("spark.sql.ansi.enabled")
+        spilling.conf.unset(MAX_PARTITION_BYTES)
 
 
 # --- Partitions whose column buffers do not fit: handed to Spark's own window evaluation --------
@@ -115,8 +132,6 @@ def test_failing_task_releases_its_memory(spilling):
 # need more than 4 KiB of columns, so each is handed over, with its rows in the row buffer and,
 # for streaming plans, some still waiting in memory. Spill is not forced here: Spark's frames
 # re-read a spilled buffer once per row, which exhausts the test JVM's heap (see above).
-
-MAX_PARTITION_BYTES = "spark.fastwindow.memory.maxPartitionBytes"
 
 # Not handed over: ntile keeps no per-row buffers (it needs only the row count), and
 # lead_past_pending_limit streams, returning rows from the 51st on, after which its partitions
@@ -135,12 +150,6 @@ def limited(spark):
     spark.conf.unset("spark.fastwindow.streaming.maxPendingRows")
 
 
-def _handed_over_metrics(spark, query: str) -> dict:
-    df = spark.sql(query)
-    df.collect()
-    return [r for r in fastwindow.explain(df) if r.fastwindow][0].metrics
-
-
 @pytest.mark.parametrize("name", sorted(HANDED_OVER))
 def test_partitions_over_the_memory_limit_are_handed_to_spark(limited, name):
     query = f"select p, o, {HANDED_OVER[name]} as r from spill_t"
@@ -148,7 +157,7 @@ def test_partitions_over_the_memory_limit_are_handed_to_spark(limited, name):
     limited.conf.set(MAX_PARTITION_BYTES, "4k")
     try:
         fast = run(limited, query, fastwindow_on=True)
-        metrics = _handed_over_metrics(limited, query)
+        metrics = _fastwindow_metrics(limited, query)
     finally:
         limited.conf.unset(MAX_PARTITION_BYTES)
     assert "FastWindow" in fast.plan, fast.plan
@@ -174,28 +183,12 @@ def test_only_partitions_over_the_limit_are_handed_over(spark):
     spark.conf.set(MAX_PARTITION_BYTES, "64k")
     try:
         fast = run(spark, query, fastwindow_on=True)
-        metrics = _handed_over_metrics(spark, query)
+        metrics = _fastwindow_metrics(spark, query)
     finally:
         spark.conf.unset(MAX_PARTITION_BYTES)
     assert_rows_equal(fast.rows, expected)
     assert metrics.get("numHandedOverPartitions") == 2, metrics
     assert metrics.get("numBufferedPartitions") == 41, metrics
-
-
-def test_failing_handed_over_partition_releases_its_memory(spilling):
-    """An ANSI overflow raised by Spark's frames in a handed-over partition (its rows spilled)
-    leaves no execution memory reserved."""
-    spilling.conf.set("spark.sql.ansi.enabled", "true")
-    spilling.conf.set(MAX_PARTITION_BYTES, "4k")
-    try:
-        query = ("select id, sum(case when id in (9000, 9002) then 9223372036854775807 else id end) "
-                 "over (partition by id % 2) s from range(0, 20000)")
-        with pytest.raises(Exception, match="ARITHMETIC_OVERFLOW"):
-            spilling.sql(query).collect()
-        assert _execution_memory_used(spilling) == 0
-    finally:
-        spilling.conf.unset("spark.sql.ansi.enabled")
-        spilling.conf.unset(MAX_PARTITION_BYTES)
 
 
 def test_bad_memory_limit_is_a_clear_error(spark):

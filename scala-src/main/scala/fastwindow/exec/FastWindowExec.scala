@@ -26,7 +26,9 @@ import fastwindow.planning.{AggregateSpec, FrameShape, WindowSupport}
  * interpreted twin): function inputs are extracted into primitive columns as rows arrive; when
  * every function needs only bounded look-ahead and history the rows stream through (see
  * [[fastwindow.planning.StreamBounds]]), otherwise each window partition is buffered in Spark's
- * spillable row buffer and emitted with its results once complete.
+ * spillable row buffer and emitted with its results once complete. A partition whose columns
+ * would not fit in the task's memory is handed to Spark's own window evaluation (the one
+ * `WindowExec` runs), so fastwindow fits wherever Spark does.
  *
  * Only planned by [[fastwindow.planning.FastWindowStrategy]] after [[WindowSupport.check]] accepted
  * the node, which `doExecute` re-derives (it is deterministic) rather than serializing it.
@@ -110,7 +112,7 @@ case class FastWindowExec(
         buffer = new PartitionRowBuffer(bufferThresholds),
         memory = TaskMemory.manager.map(new ColumnMemory(_)),
         maxPartitionBytes = maxPartitionBytes,
-        sparkWindow = Some(FastWindowExec.handOverTo(sparkWindow.createEvaluator())),
+        sparkWindow = FastWindowExec.handOverTo(sparkWindow.createEvaluator()),
         results = results,
         project = project,
         resultsPerPartition = plan.functions.forall {
@@ -154,8 +156,8 @@ object FastWindowExec {
       functionTypes.forall(t => UnsafeRow.isFixedLength(t) && !t.isInstanceOf[DecimalType])
 
   /** Evaluates the rows of one window partition with `spark` (created once per task, if used). */
-  def handOverTo(
-      spark: => PartitionEvaluator[InternalRow, InternalRow]): Iterator[UnsafeRow] => Iterator[InternalRow] = {
+  def handOverTo(spark: => PartitionEvaluator[InternalRow, InternalRow])
+      : Iterator[UnsafeRow] => Iterator[InternalRow] = {
     lazy val evaluator = spark
     rows => evaluator.eval(TaskContext.getPartitionId(), rows)
   }

@@ -33,8 +33,8 @@ import fastwindow.planning.StreamBounds
  *
  * Memory: the columns, frame state and waiting rows are accounted to Spark through `memory`
  * (the rows in `buffer` are Spark's own, spillable). A buffered partition reserves up front the
- * frame state its results will build (see `WindowEvaluator.stateBytesPerRow`), because once its first row is
- * returned it can no longer change course. When a partition none of whose rows has been returned
+ * frame state its results will build (`WindowEvaluator.stateBytesPerRow`), because once its
+ * first row is returned it can no longer change course. When a partition none of whose rows has been returned
  * would need more than Spark's memory manager grants, or than `maxPartitionBytes` (0: no limit),
  * its columns are dropped and the partition is handed to `sparkWindow`, Spark's own window
  * evaluation over its spillable row buffer: slower, the same results, and it fits wherever Spark
@@ -53,7 +53,7 @@ final class WindowPartitionIterator(
     buffer: PartitionRowBuffer,
     memory: Option[ColumnMemory],
     maxPartitionBytes: Long,
-    sparkWindow: Option[Iterator[UnsafeRow] => Iterator[InternalRow]],
+    sparkWindow: Iterator[UnsafeRow] => Iterator[InternalRow],
     results: InternalRow,
     project: InternalRow => UnsafeRow,
     resultsPerPartition: Boolean,
@@ -227,7 +227,7 @@ final class WindowPartitionIterator(
    * manager spill the row buffer again, in ever smaller pieces.
    */
   private def checkMemory(inputEnded: Boolean): Unit = if (!trackMemory()) {
-    if (sparkWindow.isDefined && emitted == 0 && !complete) handOver(inputEnded)
+    if (emitted == 0 && !complete) handOver(inputEnded)
     else if (!unaccounted) {
       unaccounted = true
       if (!warnedUnaccounted) {
@@ -264,7 +264,7 @@ final class WindowPartitionIterator(
     evaluator = renewEvaluator()
     memory.foreach(_.release())
     handedOverRows = 0
-    handedOver = sparkWindow.get(waiting ++ buffered ++ new UnreadRows(inputEnded))
+    handedOver = sparkWindow(waiting ++ buffered ++ new UnreadRows(inputEnded))
   }
 
   /** Whether the handed-over partition has more rows; ends it when not (asks Spark only once). */
