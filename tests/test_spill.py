@@ -150,25 +150,31 @@ def limited(spark):
     spark.conf.unset("spark.fastwindow.streaming.maxPendingRows")
 
 
-@pytest.mark.parametrize("name", sorted(HANDED_OVER))
-def test_partitions_over_the_memory_limit_are_handed_to_spark(limited, name):
-    query = f"select p, o, {HANDED_OVER[name]} as r from spill_t"
-    spark_rows = run(limited, query, fastwindow_on=False).rows
-    limited.conf.set(MAX_PARTITION_BYTES, "4k")
+def _run_limited(spark, query: str, limit: str) -> dict:
+    """Runs ``query`` with and without fastwindow, the former under a column memory ``limit``;
+    asserts fastwindow ran it and gave Spark's rows, and returns its metrics."""
+    spark_rows = run(spark, query, fastwindow_on=False).rows
+    spark.conf.set(MAX_PARTITION_BYTES, limit)
     try:
-        fast = run(limited, query, fastwindow_on=True)
-        metrics = _fastwindow_metrics(limited, query)
+        fast = run(spark, query, fastwindow_on=True)
+        metrics = _fastwindow_metrics(spark, query)
     finally:
-        limited.conf.unset(MAX_PARTITION_BYTES)
+        spark.conf.unset(MAX_PARTITION_BYTES)
     assert "FastWindow" in fast.plan, fast.plan
     assert_rows_equal(fast.rows, spark_rows)
+    return metrics
+
+
+@pytest.mark.parametrize("name", sorted(HANDED_OVER))
+def test_partitions_over_the_memory_limit_are_handed_to_spark(limited, name):
+    metrics = _run_limited(limited, f"select p, o, {HANDED_OVER[name]} as r from spill_t", "4k")
     assert metrics.get("numHandedOverPartitions") == 4, metrics
     assert metrics.get("numWindowPartitions") == 4 and metrics.get("numOutputRows") == 4000, metrics
 
 
 def test_only_partitions_over_the_limit_are_handed_over(spark):
     """Skewed partitions: the big ones go to Spark, the small ones stay on fastwindow's kernels,
-    in the same task, and the output keeps the input's order within each partition."""
+    in the same task."""
     query = """
         select p, o,
                sum(v) over (partition by p order by o rows between current row
@@ -179,14 +185,7 @@ def test_only_partitions_over_the_limit_are_handed_over(spark):
                           else 3 + id % 40 end as p,
                      id as o, (id * 7919) % 1000 - 500 as v
               from range(0, 8000))"""
-    expected = run(spark, query, fastwindow_on=False).rows
-    spark.conf.set(MAX_PARTITION_BYTES, "64k")
-    try:
-        fast = run(spark, query, fastwindow_on=True)
-        metrics = _fastwindow_metrics(spark, query)
-    finally:
-        spark.conf.unset(MAX_PARTITION_BYTES)
-    assert_rows_equal(fast.rows, expected)
+    metrics = _run_limited(spark, query, "64k")
     assert metrics.get("numHandedOverPartitions") == 2, metrics
     assert metrics.get("numBufferedPartitions") == 41, metrics
 
