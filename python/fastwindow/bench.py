@@ -42,6 +42,7 @@ from ._session import ENABLED_KEY, configure, explain
 __all__ = ["main", "WORKLOADS", "SHAPES"]
 
 SEGMENT_TREE_KEY = "spark.sql.window.segmentTree.enabled"
+SPLIT_MIXED_KEY = "spark.fastwindow.streaming.splitMixed"
 FLOAT_TOLERANCE = 1e-9
 
 
@@ -99,6 +100,12 @@ WORKLOADS: List[Workload] = [
              ["row_number() OVER ({w})", "lag(x) OVER ({w})",
               "sum(d) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
               "avg(x) OVER ({w} ROWS BETWEEN 9 PRECEDING AND CURRENT ROW)", "max(x) OVER ({p})"]),
+    # One window spec mixing streamed functions with a buffering one (percent_rank): a single
+    # buffered operator, or two with --systems fastwindow_split.
+    Workload("mixed_buffered", "mixed",
+             ["row_number() OVER ({w})", "lag(x) OVER ({w})",
+              "sum(d) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+              "percent_rank() OVER ({w})"]),
     # Spark rejects median()/percentile_cont() over a frame; percentile(x, 0.5) is the same
     # interpolated median and is allowed.
     Workload("rolling_median_w100", "median",
@@ -171,10 +178,17 @@ class System:
 
 
 SPARK_SYSTEMS = [
-    System("fastwindow", {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false"}),
+    System("fastwindow", {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false"}),
+    # Mixed streamed/buffering windows as two operators (see spark.fastwindow.streaming.splitMixed).
+    System("fastwindow_split",
+           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "true"}),
     System("spark", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "false"}),
     System("spark_segtree", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "true"}),
 ]
+
+
+#: Systems compared with fastwindow in reports (ratio = theirs / fastwindow's), in column order.
+OTHER_SYSTEMS = ("fastwindow_split", "spark", "spark_segtree", "duckdb")
 
 
 def _segment_tree_available(spark: Any) -> bool:
@@ -419,8 +433,7 @@ def machine_info(spark: Any) -> Dict[str, Any]:
 
 
 def markdown(cases: Sequence[Case], info: Dict[str, Any], command: str) -> str:
-    others = [s for s in ("spark", "spark_segtree", "duckdb")
-              if any(s in c.systems for c in cases)]
+    others = [s for s in OTHER_SYSTEMS if any(s in c.systems for c in cases)]
     lines = [
         f"Command: `{command}`  ",
         f"Machine: {info['cores']} cores, {round((info['memory_bytes'] or 0) / 2**30)} GiB, "
@@ -466,7 +479,7 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
         return []
     written = []
     shown = [c for c in cases if c.mode == "window-only"]
-    others = [s for s in ("spark", "spark_segtree", "duckdb") if any(s in c.systems for c in shown)]
+    others = [s for s in OTHER_SYSTEMS if any(s in c.systems for c in shown)]
     if shown:
         fig, ax = plt.subplots(figsize=(min(24, max(8, 0.45 * len(shown))), 6))
         width = 0.8 / max(1, len(others))
@@ -487,7 +500,8 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
     sized = [c for c in shown if c.group == "moving" and c.window_size]
     if sized:
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        colors = {"fastwindow": "tab:red", "spark": "tab:blue", "spark_segtree": "tab:green",
+        colors = {"fastwindow": "tab:red", "fastwindow_split": "tab:orange", "spark": "tab:blue",
+                  "spark_segtree": "tab:green",
                   "duckdb": "tab:gray"}
         styles = dict(zip(sorted({c.shape for c in sized}), ["-", "--", ":"]))
         for shape in sorted({c.shape for c in sized}):
@@ -531,7 +545,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workloads", default=None,
                    help="comma-separated workload names or groups (default all; quick a subset)")
     p.add_argument("--systems", default="fastwindow,spark,spark_segtree,duckdb",
-                   help="comma-separated systems to compare")
+                   help="comma-separated systems to compare, among fastwindow, "
+                        "fastwindow_split (spark.fastwindow.streaming.splitMixed on), spark, "
+                        "spark_segtree, duckdb")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per system (median reported)")
     p.add_argument("--max-seconds", type=float, default=60.0,
                    help="a Spark run taking longer is cancelled and reported as such; a warm-up "

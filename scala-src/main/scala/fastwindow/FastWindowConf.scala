@@ -106,8 +106,8 @@ object FastWindowConf {
     doc = "Run a window that mixes streamed functions (row_number, lag, running and moving frames) " +
       "with functions that need their whole partition as two operators, so only the latter's " +
       "inputs are held for the whole partition (the rows are buffered either way, spillable). " +
-      "Less column memory per buffered row, at some CPU cost (measured 10-50% slower on such " +
-      "windows), hence off by default.",
+      "Less column memory per buffered row, at a CPU cost (16-23% more window time measured on " +
+      "4M rows: benchmarks/results/split_mixed_4M), hence off by default.",
     parse = bool("spark.fastwindow.streaming.splitMixed"))
 
   private def byteSize(key: String)(raw: String): Long = {
