@@ -20,23 +20,26 @@ import org.apache.spark.sql.internal.SQLConf
  */
 object FastWindowConf {
 
-  /** One documented configuration key with a typed parser. */
-  final case class Entry[T](key: String, default: T, doc: String, parse: String => T) {
+  /**
+   * One documented configuration key with a typed parser, which gets the key (for its error
+   * message) and the raw value.
+   */
+  final case class Entry[T](key: String, default: T, doc: String, parse: (String, String) => T) {
     /** The value in `conf`, or the default when unset. */
     def get(conf: SQLConf = SQLConf.get): T = {
       val raw = conf.getConfString(key, null)
-      if (raw == null) default else parse(raw.trim)
+      if (raw == null) default else parse(key, raw.trim)
     }
     def defaultString: String = default.toString
   }
 
-  private def bool(key: String)(raw: String): Boolean = raw.toLowerCase(Locale.ROOT) match {
+  private def bool(key: String, raw: String): Boolean = raw.toLowerCase(Locale.ROOT) match {
     case "true" => true
     case "false" => false
     case other => throw badValue(key, other, "true or false")
   }
 
-  private def oneOf(key: String, allowed: Seq[String])(raw: String): String = {
+  private def oneOf(allowed: Seq[String])(key: String, raw: String): String = {
     val upper = raw.toUpperCase(Locale.ROOT)
     if (allowed.contains(upper)) upper else throw badValue(key, raw, allowed.mkString(", "))
   }
@@ -51,7 +54,7 @@ object FastWindowConf {
     default = true,
     doc = "Plan supported window operators on FastWindowExec. When false every window runs on " +
       "Spark's WindowExec; switchable at runtime, per session.",
-    parse = bool("spark.fastwindow.enabled"))
+    parse = bool)
 
   /** Codegen modes, named after Spark's `spark.sql.codegen.factoryMode`. */
   object CodegenMode {
@@ -70,16 +73,16 @@ object FastWindowConf {
     doc = "How window evaluators are built: FALLBACK (generated code, interpreted twin if " +
       "compilation fails), CODEGEN_ONLY (generated code, fail on compile errors) or NO_CODEGEN " +
       "(interpreted twin only). Both paths give identical results.",
-    parse = oneOf("spark.fastwindow.codegen.mode", CodegenMode.all))
+    parse = oneOf(CodegenMode.all))
 
   val LOG_FALLBACK: Entry[Boolean] = Entry(
     "spark.fastwindow.logFallback",
     default = true,
     doc = "Log at WARN, once per window node of a query, why a window operator stays on " +
       "Spark's WindowExec.",
-    parse = bool("spark.fastwindow.logFallback"))
+    parse = bool)
 
-  private def positiveInt(key: String)(raw: String): Int =
+  private def positiveInt(key: String, raw: String): Int =
     raw.toIntOption.filter(_ > 0).getOrElse(throw badValue(key, raw, "a positive integer"))
 
   val STREAMING_ENABLED: Entry[Boolean] = Entry(
@@ -89,7 +92,7 @@ object FastWindowConf {
       "(row_number, rank, dense_rank, lead/lag, running frames, moving ROWS frames) while rows " +
       "stream through, holding O(frame) rows instead of the partition. When false every " +
       "partition is buffered whole, as WindowExec does.",
-    parse = bool("spark.fastwindow.streaming.enabled"))
+    parse = bool)
 
   val STREAMING_MAX_PENDING_ROWS: Entry[Int] = Entry(
     "spark.fastwindow.streaming.maxPendingRows",
@@ -98,7 +101,7 @@ object FastWindowConf {
       "ORDER BY ties under a RANGE frame) are held in memory up to this many rows; past it the " +
       "rest of that partition goes to Spark's spillable window buffer and is emitted when the " +
       "partition ends.",
-    parse = positiveInt("spark.fastwindow.streaming.maxPendingRows"))
+    parse = positiveInt)
 
   val STREAMING_SPLIT_MIXED: Entry[Boolean] = Entry(
     "spark.fastwindow.streaming.splitMixed",
@@ -108,9 +111,9 @@ object FastWindowConf {
       "inputs are held for the whole partition (the rows are buffered either way, spillable). " +
       "Less column memory per buffered row, at a CPU cost (16-23% more window time measured on " +
       "4M rows: benchmarks/results/split_mixed_4M), hence off by default.",
-    parse = bool("spark.fastwindow.streaming.splitMixed"))
+    parse = bool)
 
-  private def byteSize(key: String)(raw: String): Long = {
+  private def byteSize(key: String, raw: String): Long = {
     val bytes =
       try JavaUtils.byteStringAsBytes(raw) catch { case _: NumberFormatException => -1L }
     if (bytes >= 0) bytes else throw badValue(key, raw, "a size such as 0, 64m or 2g")
@@ -125,7 +128,7 @@ object FastWindowConf {
       "returned, is evaluated by Spark's own window frames over its spillable rows instead: " +
       "the same results, slower, and it fits wherever WindowExec fits. Shown as \"window " +
       "partitions handed to Spark (memory)\" in the operator's metrics.",
-    parse = byteSize("spark.fastwindow.memory.maxPartitionBytes"))
+    parse = byteSize)
 
   /** All keys, in documentation order. */
   val entries: Seq[Entry[_]] = Seq(ENABLED, CODEGEN_MODE, LOG_FALLBACK, STREAMING_ENABLED,
