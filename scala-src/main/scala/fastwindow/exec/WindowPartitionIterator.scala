@@ -341,7 +341,8 @@ final class PendingRows(limit: Int) {
     val size = row.getSizeInBytes
     var copy = rows(slot)
     val held = if (copy == null) 0 else copy.getBaseObject.asInstanceOf[Array[Byte]].length
-    if (held < size) {
+    // A zero-width row (no columns left after pruning) still needs a row object to return.
+    if (copy == null || held < size) {
       val capacity = math.max(size, 64)
       copy = new UnsafeRow(row.numFields)
       copy.pointTo(new Array[Byte](capacity), size)

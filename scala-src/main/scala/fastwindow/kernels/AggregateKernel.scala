@@ -102,8 +102,9 @@ object AggregateKernel {
     }).map[SlidingFrame] { locator =>
       agg match {
         case nth: NthValue =>
-          val input = columns(columnAttributes.indexWhere(_.semanticEquals(nth.input)))
-          new SlidingNthValue.Interpreted(locator, nth, input)
+          // The input is a column, or a constant (which no column holds).
+          val input = BindReferences.bindReference(nth.input, columnAttributes)
+          new SlidingNthValue.Interpreted(locator, nth, row => { view.row = row; input.eval(view) })
         case _ =>
           new SlidingAggregate.Interpreted(
             locator, SlidingAggregate.plan(agg, columnAttributes), view, aggregateRows)

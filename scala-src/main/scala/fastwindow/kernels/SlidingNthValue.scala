@@ -2,7 +2,6 @@ package fastwindow.kernels
 
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, BindReferences, NthValue}
 
-import fastwindow.buffer.Column
 import fastwindow.kernels.AggregateKernel.Gen
 
 /**
@@ -21,7 +20,7 @@ object SlidingNthValue {
 
   private val neverStreamed = "nth_value over a sliding frame is never streamed"
 
-  final class Interpreted(frame: FrameLocator, nth: NthValue, input: Column) extends SlidingFrame {
+  final class Interpreted(frame: FrameLocator, nth: NthValue, input: Int => Any) extends SlidingFrame {
     private val offset = offsetOf(nth)
     private var nonNull = new Array[Int](16)
     private var size = 0
@@ -44,10 +43,10 @@ object SlidingNthValue {
       val (a, b) = (frame.first, frame.last)
       if (!nth.ignoreNulls) {
         val p = a + offset - 1
-        if (a <= b && p <= b) input.get(p.toInt) else null
+        if (a <= b && p <= b) input(p.toInt) else null
       } else {
         while (scanned <= b) {
-          if (!input.isNull(scanned)) {
+          if (input(scanned) != null) {
             if (size == nonNull.length) nonNull = java.util.Arrays.copyOf(nonNull, size * 2)
             nonNull(size) = scanned
             size += 1
@@ -56,7 +55,7 @@ object SlidingNthValue {
         }
         while (head < size && nonNull(head) < a) head += 1
         val k = head + offset - 1
-        if (k < size) input.get(nonNull(k.toInt)) else null
+        if (k < size) input(nonNull(k.toInt)) else null
       }
     }
   }
