@@ -113,6 +113,8 @@ WORKLOADS: List[Workload] = [
              duckdb_expressions=["median(x) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"]),
 ]
 
+MODES = ["window-only", "end-to-end"]
+
 QUICK_WORKLOADS = ["row_number", "lag_lead", "running_sum", "moving_sum_w10", "moving_max_w1000",
                    "shrinking_sum", "whole_avg_max", "mixed"]
 
@@ -292,8 +294,7 @@ class Runner:
                     prepared.count()
                     prepared.createOrReplaceTempView(f"cached_{shape.name}_{key}")
                     cached[key] = prepared
-                modes = ["window-only"] + ([] if self.args.quick else ["end-to-end"])
-                for mode in modes:
+                for mode in self.args.modes:
                     table = (f"cached_{shape.name}_{key}" if mode == "window-only"
                              else f"raw_{shape.name}")
                     try:
@@ -552,6 +553,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-seconds", type=float, default=60.0,
                    help="a Spark run taking longer is cancelled and reported as such; a warm-up "
                         "taking over half of it is the only run of that system")
+    p.add_argument("--modes", default=None,
+                   help="comma-separated modes among window-only, end-to-end (default both; "
+                        "quick window-only)")
     p.add_argument("--partitions", type=int, default=2, help="Spark partitions of the input")
     p.add_argument("--master", default="local[2]")
     p.add_argument("--driver-memory", default="6g")
@@ -604,6 +608,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               file=sys.stderr)
         return 2
     workloads = _select_workloads(args.workloads, args.quick)
+    args.modes = (args.modes or ("window-only" if args.quick else ",".join(MODES))).split(",")
+    if any(m not in MODES for m in args.modes):
+        print(f"bench: unknown modes {args.modes}; choose among {', '.join(MODES)}", file=sys.stderr)
+        return 2
     args.systems = [s.strip() for s in args.systems.split(",")]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
