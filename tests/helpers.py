@@ -22,6 +22,11 @@ Query = Union[str, Callable[[SparkSession], DataFrame]]
 
 ENABLED = "spark.fastwindow.enabled"
 
+# The frames with one fixed algorithm each; tests combine them with their own sliding frames.
+WHOLE = "rows between unbounded preceding and unbounded following"
+RUNNING_ROWS = "rows between unbounded preceding and current row"
+RUNNING_RANGE = "range between unbounded preceding and current row"
+
 
 @dataclass
 class Run:

@@ -15,12 +15,9 @@ import math
 
 import pytest
 
-from helpers import (_same, assert_same_as_spark, assert_same_error,
-                     assert_same_outcome_with_ansi, run_both)
+from helpers import (RUNNING_RANGE, RUNNING_ROWS, WHOLE, _same, assert_same_as_spark,
+                     assert_same_error, assert_same_outcome_with_ansi, run_both)
 
-WHOLE = "rows between unbounded preceding and unbounded following"
-RUNNING_ROWS = "rows between unbounded preceding and current row"
-RUNNING_RANGE = "range between unbounded preceding and current row"
 SLIDING = [
     "rows between 2 preceding and current row",
     "rows between 1 preceding and 1 following",

@@ -195,7 +195,7 @@ def test_configure_warns_when_a_spark_context_already_runs(monkeypatch):
     import pyspark
 
     monkeypatch.setattr(pyspark.SparkContext, "_active_spark_context", object())
-    with pytest.warns(RuntimeWarning, match=r"use|enable\(spark\)"):
+    with pytest.warns(RuntimeWarning, match=r"already running.*Call fastwindow\.enable\(spark\)"):
         fastwindow.configure(FakeBuilder())
 
 

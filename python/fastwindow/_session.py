@@ -309,8 +309,13 @@ class WindowReport:
         window_expressions: the window expressions it computes, as Spark prints them.
         partition_spec: its PARTITION BY expressions.
         order_spec: its ORDER BY expressions.
-        reason: for an operator Spark runs, why fastwindow did not take it (None otherwise).
-        metrics: once the query has run, FastWindow's SQL metrics by name (e.g.
+        reason: for an operator Spark runs, why fastwindow did not take it: every reason, as
+            one sentence (None otherwise).
+        reasons: the same reasons as ``(id, message)`` pairs; ids are stable (``disabled``,
+            ``not-installed``, ``python-udf``, ``unsupported-function``, ``unsupported-type``,
+            ``unsupported-frame``, ``unsupported-argument``, ``unsupported-order-key``,
+            ``unsupported-expression``).
+        metrics: once the query has run, FastWindow's non-zero SQL metrics by name (e.g.
             ``numStreamedPartitions``, ``numBufferedPartitions``,
             ``numHandedOverPartitions``, ``spillSize``, ``peakMemory`` in bytes); empty before
             execution and for Spark's operator.
@@ -322,6 +327,7 @@ class WindowReport:
     partition_spec: Tuple[str, ...] = ()
     order_spec: Tuple[str, ...] = ()
     reason: Optional[str] = None
+    reasons: Tuple[Tuple[str, str], ...] = ()
     metrics: Dict[str, int] = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -340,6 +346,8 @@ class WindowReport:
             partition_spec=strings("partitionSpec"),
             order_spec=strings("orderSpec"),
             reason=None if reason is None else str(reason),
+            reasons=tuple((str(r.get("id", "")), str(r.get("message", "")))
+                          for r in obj.get("reasons") or () if isinstance(r, dict)),
             metrics={str(k): int(v) for k, v in (obj.get("metrics") or {}).items()},
         )
 
@@ -352,7 +360,9 @@ class WindowReport:
             spec.append("ORDER BY " + ", ".join(self.order_spec))
         lines = [f"{who}: {' '.join(spec) if spec else '(whole input)'}"]
         lines += [f"    {expr}" for expr in self.window_expressions]
-        if self.reason:
+        if self.reasons:
+            lines += [f"    not accelerated ({rid}): {message}" for rid, message in self.reasons]
+        elif self.reason:
             lines.append(f"    not accelerated: {self.reason}")
         if self.metrics:
             lines.append("    metrics: " + ", ".join(f"{k}={v}" for k, v in self.metrics.items()))

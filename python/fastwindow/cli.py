@@ -14,7 +14,6 @@ Commands:
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
@@ -239,15 +238,8 @@ def _cmd_demo(argv: List[str]) -> int:
 
 
 def _cmd_bench(argv: List[str]) -> int:
-    try:
-        bench = importlib.import_module("fastwindow.bench")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("fastwindow.bench",):
-            raise
-        print("fastwindow bench: the benchmark module (fastwindow.bench) is not part of this "
-              f"fastwindow {__version__} yet. Use `python -m fastwindow demo` for a timed "
-              "comparison.", file=sys.stderr)
-        return 2
+    from . import bench
+
     return int(bench.main(argv) or 0)
 
 def format_markdown_table(rows: Sequence[Dict[str, Any]]) -> str:

@@ -5,7 +5,7 @@ import java.util.Properties
 import org.apache.spark.sql.{Dataset, SparkSession}
 
 import fastwindow.explain.WindowReport
-import fastwindow.planning.{FastWindowStrategy, WindowSupport}
+import fastwindow.planning.FastWindowStrategy
 
 /**
  * The JVM-side API used by the Python package (through py4j) and by Scala users who cannot set
@@ -37,6 +37,7 @@ object FastWindow {
    * it to the session's experimental strategies. Idempotent; returns true when it was added now.
    */
   def install(session: SparkSession): Boolean = synchronized {
+    FastWindowConf.validate(session.conf.getAll.toMap)
     if (isInstalled(session)) {
       false
     } else {
@@ -67,7 +68,7 @@ object FastWindow {
   def explainString(df: Dataset[_]): String = WindowReport.render(WindowReport.of(df))
 
   /** JSON list of what fastwindow runs (functions, frames, types), generated from the code. */
-  def supportJson: String = WindowSupport.supportMatrixJson
+  def supportJson: String = WindowReport.supportJson
 
   /** Markdown table of every `spark.fastwindow.*` key. */
   def configMarkdown: String = FastWindowConf.markdownTable

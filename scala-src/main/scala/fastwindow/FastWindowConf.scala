@@ -24,13 +24,29 @@ object FastWindowConf {
    * One documented configuration key with a typed parser, which gets the key (for its error
    * message) and the raw value.
    */
-  final case class Entry[T](key: String, default: T, doc: String, parse: (String, String) => T) {
+  final class Entry[T] private[FastWindowConf] (
+      val key: String,
+      val default: T,
+      val doc: String,
+      parse: (String, String) => T) {
     /** The value in `conf`, or the default when unset. */
     def get(conf: SQLConf = SQLConf.get): T = {
       val raw = conf.getConfString(key, null)
       if (raw == null) default else parse(key, raw.trim)
     }
+    /** Checks a raw value (throws the same error `get` would). */
+    def check(raw: String): Unit = parse(key, raw.trim)
     def defaultString: String = default.toString
+  }
+
+  private val registered = scala.collection.mutable.ArrayBuffer.empty[Entry[_]]
+
+  /** Declares a key; every key is registered, in declaration order, by being declared. */
+  private def entry[T](key: String, default: T, doc: String, parse: (String, String) => T)
+      : Entry[T] = {
+    val e = new Entry(key, default, doc, parse)
+    registered += e
+    e
   }
 
   private def bool(key: String, raw: String): Boolean = raw.toLowerCase(Locale.ROOT) match {
@@ -49,7 +65,7 @@ object FastWindowConf {
       s"Invalid value '$value' for $key: expected $expected. " +
         "See FastWindowConf (or `python -m fastwindow config`) for every fastwindow key.")
 
-  val ENABLED: Entry[Boolean] = Entry(
+  val ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.enabled",
     default = true,
     doc = "Plan supported window operators on FastWindowExec. When false every window runs on " +
@@ -67,7 +83,7 @@ object FastWindowConf {
     val all: Seq[String] = Seq(Fallback, CodegenOnly, NoCodegen)
   }
 
-  val CODEGEN_MODE: Entry[String] = Entry(
+  val CODEGEN_MODE: Entry[String] = entry(
     "spark.fastwindow.codegen.mode",
     default = CodegenMode.Fallback,
     doc = "How window evaluators are built: FALLBACK (generated code, interpreted twin if " +
@@ -75,7 +91,7 @@ object FastWindowConf {
       "(interpreted twin only). Both paths give identical results.",
     parse = oneOf(CodegenMode.all))
 
-  val LOG_FALLBACK: Entry[Boolean] = Entry(
+  val LOG_FALLBACK: Entry[Boolean] = entry(
     "spark.fastwindow.logFallback",
     default = true,
     doc = "Log at WARN, once per window node of a query, why a window operator stays on " +
@@ -85,7 +101,7 @@ object FastWindowConf {
   private def positiveInt(key: String, raw: String): Int =
     raw.toIntOption.filter(_ > 0).getOrElse(throw badValue(key, raw, "a positive integer"))
 
-  val STREAMING_ENABLED: Entry[Boolean] = Entry(
+  val STREAMING_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.streaming.enabled",
     default = true,
     doc = "Evaluate windows whose functions need only a bounded number of neighbouring rows " +
@@ -94,7 +110,7 @@ object FastWindowConf {
       "partition is buffered whole, as WindowExec does.",
     parse = bool)
 
-  val STREAMING_MAX_PENDING_ROWS: Entry[Int] = Entry(
+  val STREAMING_MAX_PENDING_ROWS: Entry[Int] = entry(
     "spark.fastwindow.streaming.maxPendingRows",
     default = 4096,
     doc = "While streaming, input rows waiting for their results (a lead's offset, a group of " +
@@ -103,7 +119,7 @@ object FastWindowConf {
       "partition ends.",
     parse = positiveInt)
 
-  val STREAMING_SPLIT_MIXED: Entry[Boolean] = Entry(
+  val STREAMING_SPLIT_MIXED: Entry[Boolean] = entry(
     "spark.fastwindow.streaming.splitMixed",
     default = false,
     doc = "Run a window that mixes streamed functions (row_number, lag, running and moving frames) " +
@@ -119,7 +135,7 @@ object FastWindowConf {
     if (bytes >= 0) bytes else throw badValue(key, raw, "a size such as 0, 64m or 2g")
   }
 
-  val MEMORY_MAX_PARTITION_BYTES: Entry[Long] = Entry(
+  val MEMORY_MAX_PARTITION_BYTES: Entry[Long] = entry(
     "spark.fastwindow.memory.maxPartitionBytes",
     default = 0L,
     doc = "Most memory (a size: 512m, 2g) the column buffers and frame state of one window " +
@@ -130,9 +146,8 @@ object FastWindowConf {
       "partitions handed to Spark (memory)\" in the operator's metrics.",
     parse = byteSize)
 
-  /** All keys, in documentation order. */
-  val entries: Seq[Entry[_]] = Seq(ENABLED, CODEGEN_MODE, LOG_FALLBACK, STREAMING_ENABLED,
-    STREAMING_MAX_PENDING_ROWS, STREAMING_SPLIT_MIXED, MEMORY_MAX_PARTITION_BYTES)
+  /** All keys, in declaration (documentation) order. */
+  def entries: Seq[Entry[_]] = registered.toSeq
 
   /** A markdown table of every key: the README's configuration section. */
   def markdownTable: String = {
@@ -140,6 +155,18 @@ object FastWindowConf {
     header + entries.map(e => s"| `${e.key}` | `${e.defaultString}` | ${e.doc} |").mkString("\n")
   }
 
-  /** Validates every fastwindow key that is set, so a typo in a value fails early. */
-  def validate(conf: SQLConf = SQLConf.get): Unit = entries.foreach(_.get(conf))
+  /**
+   * Checks every fastwindow key set in `settings` (a session's configuration; done by `enable`
+   * and whenever a window is planned), so a bad value fails before any key is used, and an
+   * unknown `spark.fastwindow.*` key (a typo) fails too, naming the known keys.
+   */
+  def validate(settings: Map[String, String]): Unit = settings.foreach { case (key, raw) =>
+    if (key.startsWith(Prefix)) entries.find(_.key == key) match {
+      case Some(e) => e.check(raw)
+      case None => throw new IllegalArgumentException(
+        s"Unknown fastwindow setting $key; the keys are: ${entries.map(_.key).mkString(", ")}")
+    }
+  }
+
+  val Prefix = "spark.fastwindow."
 }

@@ -10,14 +10,15 @@ import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, ArrayData, Generic
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import fastwindow.codegen.EvaluatorCodegen
-import fastwindow.exec.{EvaluatorLayout, InterpretedEvaluator, WindowEvaluator}
-import fastwindow.planning.{StreamBounds, WindowPlan, WindowSupport}
+import fastwindow.FastWindowConf.CodegenMode
+import fastwindow.exec.{EmitPolicy, EvaluatorFactory, WindowEvaluator}
+import fastwindow.functions.WindowSupport
+import fastwindow.model.{StreamBounds, WindowPlan}
 
 /**
  * Shared helpers for the evaluator tests: building window expressions and plans the way Spark's
  * analyzer does (without a SparkSession), running a [[WindowEvaluator]] over one partition by its
- * protocol, generating random partitions with nulls, ties and special values, and comparing
+ * protocol (streaming as the operator's [[EmitPolicy]] would), generating random partitions with nulls, ties and special values, and comparing
  * catalyst values exactly (NaN equals NaN, -0.0 differs from 0.0, decimals compare with scale).
  */
 object WindowTestKit {
@@ -71,29 +72,32 @@ object WindowTestKit {
       case Right(plan) =>
         require(plan.functions.size == exprs.size, "test plans must not repeat an expression")
         plan
-      case Left(reason) => throw new AssertionError(s"expected a supported plan, got: $reason")
+      case Left(reasons) =>
+        throw new AssertionError(s"expected a supported plan, got: ${reasons.mkString("; ")}")
     }
+
+  /** A plan over a child's output: what an evaluator is built from. */
+  final case class TestPlan(plan: WindowPlan, childOutput: Seq[Attribute]) {
+    def functionTypes: Seq[DataType] = plan.resultTypes
+  }
 
   def layoutOf(
       exprs: Seq[Expression],
       order: Seq[SortOrder],
-      childOutput: Seq[Attribute]): EvaluatorLayout =
-    EvaluatorLayout(planOf(exprs, order), childOutput)
+      childOutput: Seq[Attribute]): TestPlan =
+    TestPlan(planOf(exprs, order), childOutput)
 
   // ---------------------------------------------------------------------------------------------
   // Evaluators
 
-  sealed abstract class Flavor(val name: String) {
-    def create(layout: EvaluatorLayout): WindowEvaluator
+  /** The two evaluators: generated ops, and their interpreted twins. */
+  sealed abstract class Flavor(val name: String, mode: String) {
+    def create(layout: TestPlan): WindowEvaluator =
+      EvaluatorFactory(layout.plan, layout.childOutput, mode).create()
     override def toString: String = name
   }
-  object Interpreted extends Flavor("interpreted") {
-    def create(layout: EvaluatorLayout): WindowEvaluator = new InterpretedEvaluator(layout)
-  }
-  object Generated extends Flavor("generated") {
-    def create(layout: EvaluatorLayout): WindowEvaluator =
-      EvaluatorCodegen.generate(layout).instantiate()
-  }
+  object Interpreted extends Flavor("interpreted", CodegenMode.NoCodegen)
+  object Generated extends Flavor("generated", CodegenMode.CodegenOnly)
   val flavors: Seq[Flavor] = Seq(Interpreted, Generated)
 
   type Results = IndexedSeq[IndexedSeq[Any]]
@@ -110,7 +114,7 @@ object WindowTestKit {
    */
   def runPartition(
       ev: WindowEvaluator,
-      layout: EvaluatorLayout,
+      layout: TestPlan,
       rows: Seq[InternalRow],
       feed: InternalRow => InternalRow = identity): Results = {
     ev.startPartition()
@@ -154,19 +158,17 @@ object WindowTestKit {
   /** The streaming protocol, discarding rows after every write (see [[runPartition]]). */
   def runStreaming(
       ev: WindowEvaluator,
-      layout: EvaluatorLayout,
+      layout: TestPlan,
       rows: Seq[InternalRow],
       feed: InternalRow => InternalRow,
       bounds: StreamBounds): Results = {
     val out = new SpecificInternalRow(layout.functionTypes)
     val results = scala.collection.mutable.ArrayBuffer.empty[IndexedSeq[Any]]
-    def ready(complete: Boolean): Int =
-      if (complete) ev.numRows
-      else if (bounds.waitsForPeers) math.min(ev.numRows - bounds.lookahead, ev.lastPeerGroupStart)
-      else ev.numRows - bounds.lookahead
+    val policy = new EmitPolicy(Some(bounds), dropsRowsOnIngest = false)
+    def ready(complete: Boolean): Int = policy.ready(ev.numRows, ev.lastPeerGroupStart, complete)
     def writeReady(complete: Boolean): Unit = while (results.size < ready(complete)) {
       results += writeRow(ev, results.size, out, layout.functionTypes)
-      val keepFrom = math.min(results.size.toLong - bounds.history, ev.numRows - 1L)
+      val keepFrom = policy.keepFrom(results.size, ev.numRows)
       if (keepFrom > ev.firstBufferedRow) ev.discardBefore(keepFrom.toInt)
     }
     ev.startPartition()
@@ -265,7 +267,7 @@ object WindowTestKit {
   def firstDifference(
       expected: Results,
       actual: Results,
-      layout: EvaluatorLayout,
+      layout: TestPlan,
       rows: Seq[InternalRow],
       schema: Seq[Attribute]): Option[String] = {
     val types = layout.functionTypes

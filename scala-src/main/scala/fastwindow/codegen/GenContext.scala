@@ -1,60 +1,56 @@
 package fastwindow.codegen
 
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode, FalseLiteral, JavaCode}
 import org.apache.spark.sql.types.DataType
 
-import fastwindow.exec.{ColumnSpec, EvaluatorLayout}
+import fastwindow.columns.{Column, ColumnLayout, ColumnSpec, ColumnType}
 
 /**
- * The vocabulary kernels use to emit Java for the generated evaluator: how to read a buffered
- * column, write a result, declare state and methods, and bind Spark expressions to columns.
+ * The vocabulary the ops generators share: reading a buffered column, binding Spark expressions
+ * to columns or to other values, evaluating them into locals, writing a result, and declaring
+ * fields and methods of the generated class.
  *
- * Names in scope for kernel code: `i` (current buffered row), `n` (rows buffered), `out` (the
- * result row), [[base]] (the partition position of buffered row 0) and the peer-group fields
- * [[peerStart]], [[peerEnd]], [[peerIndex]] (see [[fastwindow.kernels.PartitionCursor]]).
+ * The generated class keeps one field per column (`colK`, of its typed [[Column]] class), set
+ * from the task's columns; their arrays are read through the accessors on every use, because
+ * growing a column replaces them.
  */
-final class GenContext(val ctx: CodegenContext, layout: EvaluatorLayout) {
+final class GenContext(val ctx: CodegenContext, val layout: ColumnLayout) {
 
-  val base = "base"
-  val peerStart = "peerStart"
-  val peerEnd = "peerEnd"
-  val peerIndex = "peerIndex"
+  def columnField(c: ColumnSpec): String = s"col${c.index}"
+  def columnClass(c: ColumnSpec): String = Column.className(c.dataType)
 
-  def valuesArray(c: ColumnSpec): String = s"c${c.index}_values"
-  def nullsArray(c: ColumnSpec): String = s"c${c.index}_nulls"
+  def isNull(c: ColumnSpec, row: String): String = s"${columnField(c)}.nulls()[$row]"
 
-  def value(c: ColumnSpec, row: String): String = s"${valuesArray(c)}[$row]"
-  def isNull(c: ColumnSpec, row: String): String = s"${nullsArray(c)}[$row]"
+  /** The value of column c at `row`, as its Java type (object columns hold `Object`s). */
+  def value(c: ColumnSpec, row: String): String = {
+    val read = s"${columnField(c)}.values()[$row]"
+    if (ColumnType.isPrimitive(c.dataType)) read else s"((${javaType(c.dataType)}) $read)"
+  }
 
-  /** Every column at `row`, as inputs for expressions bound to the layout's column attributes. */
+  /** Every column at `row`, as inputs for expressions bound to the layout's columns. */
   def columnVars(row: String): Seq[ExprCode] = layout.columns.map { c =>
     val isNullCode = if (c.nullable) JavaCode.isNullExpression(isNull(c, row)) else FalseLiteral
     ExprCode(isNullCode, JavaCode.expression(value(c, row), c.dataType))
   }
 
+  def javaType(dataType: DataType): String = ColumnType.javaType(dataType)
+
+  /** Writes `value` (a Java expression of `dataType`'s type) into `out` at `ordinal`. */
   def setResult(ordinal: Int, dataType: DataType, value: String): String =
     CodeGenerator.setColumn("out", dataType, ordinal, value) + ";"
 
-  def setNull(ordinal: Int): String = s"out.setNullAt($ordinal);"
+  /** Writes `ev` into `out` at `ordinal`: the value, or null. */
+  def writeResult(ordinal: Int, dataType: DataType, ev: ExprCode): String =
+    s"""
+       |if (${ev.isNull}) {
+       |  out.setNullAt($ordinal);
+       |} else {
+       |  ${setResult(ordinal, dataType, ev.value.toString)}
+       |}
+     """.stripMargin
 
   def freshName(prefix: String): String = ctx.freshName(prefix)
-
-  /** Declares a field of the evaluator; `init` (Java, may be empty) runs in its constructor. */
-  def field(javaType: String, prefix: String, init: String): String =
-    ctx.addMutableState(
-      javaType,
-      prefix,
-      name => if (init.isEmpty) "" else s"$name = $init;",
-      forceInline = true,
-      useFreshName = true)
-
-  def intField(prefix: String): String = field("int", prefix, "0")
-
-  /** Declares a private method and returns its name. Small methods stay JIT-compilable. */
-  def method(prefix: String, params: String, body: String): String = {
-    val name = ctx.freshName(prefix)
-    ctx.addNewFunction(name, s"private void $name($params) {\n$body\n}", inlineToOuterClass = true)
-  }
 
   /**
    * Runs `generate` with expressions' BoundReferences resolved to `inputs` (by ordinal) instead
@@ -70,4 +66,35 @@ final class GenContext(val ctx: CodegenContext, layout: EvaluatorLayout) {
       ctx.currentVars = savedVars
     }
   }
+
+  /** Code evaluating `exprs` (bound to `inputs` by ordinal) into fresh local variables. */
+  def evaluateToLocals(exprs: Seq[Expression], inputs: Seq[ExprCode]): (String, Seq[ExprCode]) = {
+    val evals = withInputs(inputs)(ctx.generateExpressions(exprs))
+    val locals = evals.zip(exprs).map { case (ev, e) =>
+      val isNull = freshName("isNull")
+      val value = freshName("value")
+      (s"""
+          |${ev.code}
+          |boolean $isNull = ${ev.isNull};
+          |${javaType(e.dataType)} $value = ${ev.value};
+        """.stripMargin,
+        ExprCode(JavaCode.isNullVariable(isNull), JavaCode.variable(value, e.dataType)))
+    }
+    (locals.map(_._1).mkString, locals.map(_._2))
+  }
+
+  /** Code evaluating `expr` (bound to `inputs`), as an [[ExprCode]] to read afterwards. */
+  def evaluate(expr: Expression, inputs: Seq[ExprCode]): ExprCode =
+    withInputs(inputs)(expr.genCode(ctx))
+
+  /** Declares a private method of the generated class and returns its name. */
+  def method(prefix: String, returns: String, params: String, body: String): String = {
+    val name = freshName(prefix)
+    ctx.addNewFunction(name, s"private $returns $name($params) {\n$body\n}",
+      inlineToOuterClass = true)
+  }
+
+  /** `new T[size]`, also when T is itself an array type such as `byte[]`. */
+  def newArray(javaType: String, size: String): String =
+    if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[$size][]" else s"new $javaType[$size]"
 }

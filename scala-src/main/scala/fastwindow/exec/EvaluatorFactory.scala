@@ -2,66 +2,73 @@ package fastwindow.exec
 
 import scala.util.control.NonFatal
 
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.slf4j.LoggerFactory
 
 import fastwindow.FastWindowConf.CodegenMode
-import fastwindow.codegen.EvaluatorCodegen
-import fastwindow.codegen.EvaluatorCodegen.GeneratedSource
+import fastwindow.codegen.OpsCodegen
+import fastwindow.codegen.OpsCodegen.GeneratedSource
+import fastwindow.columns.ColumnLayout
+import fastwindow.functions.WindowSupport
+import fastwindow.model.WindowPlan
+import fastwindow.ops.{InterpretedOps, OpsPlan}
 
 /**
- * Builds the [[WindowEvaluator]] of each task, generated or interpreted according to
+ * Builds each task's [[WindowEvaluator]], with generated or interpreted ops according to
  * `spark.fastwindow.codegen.mode` (read on the driver, shipped with the plan).
  *
  * The Java source is generated once, on the driver; a generation or compile failure in FALLBACK
- * mode is logged and the task runs on the interpreted twin instead, so a codegen bug costs speed,
+ * mode is logged and the task runs on the interpreted ops instead, so a codegen bug costs speed,
  * never the query.
  */
 final class EvaluatorFactory private (
-    layout: EvaluatorLayout,
+    plan: WindowPlan,
+    layout: ColumnLayout,
+    opsPlan: OpsPlan,
     mode: String,
     source: Option[GeneratedSource]) extends Serializable {
 
-  /** Returns the evaluator and whether it is the generated one. */
-  def create(): (WindowEvaluator, Boolean) = mode match {
-    case CodegenMode.NoCodegen => (new InterpretedEvaluator(layout), false)
-    case CodegenMode.CodegenOnly => (source.get.instantiate(), true)
+  /** A new evaluator: generated unless the mode or a compile failure says otherwise. */
+  def create(): WindowEvaluator = mode match {
+    case CodegenMode.NoCodegen => build(generated = false)
+    case CodegenMode.CodegenOnly => build(generated = true)
     case _ =>
-      source.flatMap { s =>
-        try Some(s.instantiate()) catch {
-          case NonFatal(e) =>
-            EvaluatorFactory.log.warn(
-              "fastwindow: compiling the generated window evaluator failed; this task uses the " +
-                "interpreted evaluator (same results, slower).", e)
-            None
-        }
-      } match {
-        case Some(generated) => (generated, true)
-        case None => (new InterpretedEvaluator(layout), false)
+      try build(generated = source.isDefined) catch {
+        case NonFatal(e) =>
+          EvaluatorFactory.log.warn(
+            "fastwindow: compiling the generated window evaluator failed; this task uses the " +
+              "interpreted evaluator (same results, slower).", e)
+          build(generated = false)
       }
   }
 
-  /** A new evaluator of the same kind as `like` (generated or not), its buffers at initial size. */
-  def renew(like: WindowEvaluator): WindowEvaluator = like match {
-    case _: InterpretedEvaluator => new InterpretedEvaluator(layout)
-    case _ => source.get.instantiate()
+  /** A new evaluator of the same kind as `like`, its buffers at initial size. */
+  def renew(like: WindowEvaluator): WindowEvaluator = build(like.generated)
+
+  private def build(generated: Boolean): WindowEvaluator = {
+    val columns = layout.newColumns()
+    val ops = if (generated) source.get.instantiate(columns) else InterpretedOps(opsPlan, columns)
+    new WindowEvaluator(plan, layout, columns, ops, generated)
   }
 }
 
 object EvaluatorFactory {
   private val log = LoggerFactory.getLogger(classOf[EvaluatorFactory])
 
-  def apply(layout: EvaluatorLayout, mode: String): EvaluatorFactory = {
+  def apply(plan: WindowPlan, childOutput: Seq[Attribute], mode: String): EvaluatorFactory = {
+    val layout = ColumnLayout(plan, childOutput)
+    val opsPlan = WindowSupport.opsPlan(plan, layout)
     val source = mode match {
       case CodegenMode.NoCodegen => None
-      case CodegenMode.CodegenOnly => Some(EvaluatorCodegen.generate(layout))
+      case CodegenMode.CodegenOnly => Some(OpsCodegen.generate(opsPlan))
       case _ =>
-        try Some(EvaluatorCodegen.generate(layout)) catch {
+        try Some(OpsCodegen.generate(opsPlan)) catch {
           case NonFatal(e) =>
             log.warn("fastwindow: generating the window evaluator failed; the query uses the " +
               "interpreted evaluator (same results, slower).", e)
             None
         }
     }
-    new EvaluatorFactory(layout, mode, source)
+    new EvaluatorFactory(plan, layout, opsPlan, mode, source)
   }
 }

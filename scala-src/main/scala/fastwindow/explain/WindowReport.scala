@@ -7,13 +7,16 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase}
 
 import fastwindow.exec.FastWindowExec
-import fastwindow.planning.{FastWindowStrategy, WindowSupport}
+import fastwindow.functions.{FramePlanning, WindowSupport}
+import fastwindow.model.FallbackReason
+import fastwindow.planning.FastWindowStrategy
 
 /**
  * Who runs one window operator of a physical plan, and — when Spark does — why fastwindow did
- * not. This answers a user's "did my query use fastwindow, and if not why". Once the plan has
- * run, `metrics` holds the operator's SQL metrics (rows, partitions streamed or buffered, spill,
- * peak memory; empty before execution and for Spark's operator).
+ * not (every reason, each with a stable id). This answers a user's "did my query use fastwindow,
+ * and if not why". Once the plan has run, `metrics` holds the operator's non-zero SQL metrics
+ * (rows, partitions streamed or buffered, spill, peak memory); before, and for Spark's operator,
+ * it is empty.
  */
 final case class WindowReport(
     operator: String,
@@ -21,8 +24,12 @@ final case class WindowReport(
     windowExpressions: Seq[String],
     partitionSpec: Seq[String],
     orderSpec: Seq[String],
-    reason: Option[String],
-    metrics: Seq[(String, Long)] = Nil)
+    reasons: Seq[FallbackReason],
+    metrics: Seq[(String, Long)] = Nil) {
+  /** All reasons as one sentence (None when fastwindow runs the operator). */
+  def reason: Option[String] =
+    if (reasons.isEmpty) None else Some(reasons.map(_.message).mkString("; "))
+}
 
 object WindowReport extends AdaptiveSparkPlanHelper {
 
@@ -33,12 +40,15 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   def userSql(e: NamedExpression): String = {
     val frames = e.collect { case w: WindowExpression => w.windowSpec.frameSpecification }
       .collect { case f: SpecifiedWindowFrame => f }
-    frames.foldLeft(e.sql)((sql, f) => sql.replace(f.sql, WindowSupport.frameSql(f)))
+    frames.foldLeft(e.sql)((sql, f) => sql.replace(f.sql, FramePlanning.sql(f)))
   }
 
-  val NotInstalledReason: String =
+  val NotInstalled: FallbackReason = FallbackReason(FallbackReason.NotInstalled,
     "fastwindow's planner strategy is not installed on this session (start it with " +
-      "spark.sql.extensions=fastwindow.FastWindowExtensions, or call fastwindow.enable(spark))"
+      "spark.sql.extensions=fastwindow.FastWindowExtensions, or call fastwindow.enable(spark))")
+
+  val PythonUdf: FallbackReason = FallbackReason(FallbackReason.PythonUdf,
+    "Python UDF window functions run on Spark's Python window operator")
 
   def of(df: Dataset[_]): Seq[WindowReport] = df match {
     case classic: org.apache.spark.sql.classic.Dataset[_] =>
@@ -48,34 +58,34 @@ object WindowReport extends AdaptiveSparkPlanHelper {
         s"fastwindow can only explain classic (non-Connect) Datasets, got ${other.getClass}")
   }
 
-  /** Every window operator in `plan`, including inside adaptive query stages. */
-  def of(plan: SparkPlan): Seq[WindowReport] = collect(plan) {
+  /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
+  def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
     case f: FastWindowExec =>
-      report(f, fastwindow = true, None).copy(metrics = f.metrics.toSeq.sortBy(_._1).collect {
-        case (name, metric) if !metric.isZero || name == "numOutputRows" =>
-          name -> metric.value
+      report(f, Nil).copy(metrics = f.metrics.toSeq.sortBy(_._1).collect {
+        case (name, metric) if !metric.isZero => name -> metric.value
       })
-    case w: WindowExec => report(w, fastwindow = false, Some(fallbackReason(w)))
+    case w: WindowExec => report(w, fallbackReasons(w))
+    case w: WindowExecBase if w.nodeName.contains("Python") || w.nodeName.contains("Pandas") =>
+      report(w, Seq(PythonUdf))
     case w: WindowExecBase =>
-      report(w, fastwindow = false,
-        Some("Python UDF window functions run on Spark's Python window operator"))
+      report(w, Seq(FallbackReason(FallbackReason.UnsupportedFunction,
+        s"${w.nodeName} is a window operator fastwindow does not plan")))
   }
 
-  private def report(w: WindowExecBase, fastwindow: Boolean, reason: Option[String]) =
-    WindowReport(
-      w.nodeName,
-      fastwindow,
-      w.windowExpression.map(WindowReport.userSql),
-      w.partitionSpec.map(_.sql),
-      w.orderSpec.map(_.sql),
-      reason)
+  private def report(w: WindowExecBase, reasons: Seq[FallbackReason]) = WindowReport(
+    w.nodeName,
+    reasons.isEmpty,
+    w.windowExpression.map(userSql),
+    w.partitionSpec.map(_.sql),
+    w.orderSpec.map(_.sql),
+    reasons)
 
-  /** The reason recorded at planning time, or the support check's verdict if none was. */
-  private def fallbackReason(w: WindowExec): String =
-    w.logicalLink.flatMap(_.getTagValue(FastWindowStrategy.FallbackReason)).getOrElse {
+  /** The reasons recorded at planning time, or the support check's verdict if none were. */
+  private def fallbackReasons(w: WindowExec): Seq[FallbackReason] =
+    w.logicalLink.flatMap(_.getTagValue(FastWindowStrategy.FallbackReasons)).getOrElse {
       WindowSupport.check(w.windowExpression, w.orderSpec) match {
-        case Left(reason) => reason
-        case Right(_) => NotInstalledReason
+        case Left(reasons) => reasons
+        case Right(_) => Seq(NotInstalled)
       }
     }
 
@@ -84,9 +94,10 @@ object WindowReport extends AdaptiveSparkPlanHelper {
     else reports.map { r =>
       val who = if (r.fastwindow) "runs on fastwindow" else "runs on Spark"
       val head = s"${r.operator} [${r.windowExpressions.mkString(", ")}] $who"
+      val reasons = r.reasons.map(reason => s"\n  reason (${reason.id}): ${reason.message}")
       val metrics = if (r.metrics.isEmpty) ""
         else "\n  metrics: " + r.metrics.map { case (k, v) => s"$k=$v" }.mkString(", ")
-      head + r.reason.map(reason => s"\n  reason: $reason").getOrElse("") + metrics
+      head + reasons.mkString + metrics
     }.mkString("\n")
 
   def toJson(reports: Seq[WindowReport]): String = reports.map { r =>
@@ -97,8 +108,19 @@ object WindowReport extends AdaptiveSparkPlanHelper {
       "partitionSpec" -> Json.arr(r.partitionSpec),
       "orderSpec" -> Json.arr(r.orderSpec),
       "reason" -> r.reason.map(Json.str).getOrElse("null"),
+      "reasons" -> r.reasons.map(x =>
+        Json.obj("id" -> Json.str(x.id), "message" -> Json.str(x.message))).mkString("[", ", ", "]"),
       "metrics" -> r.metrics.map { case (k, v) => s"${Json.str(k)}: $v" }.mkString("{", ", ", "}"))
   }.mkString("[", ",\n", "]")
+
+  /** The support table, as JSON: one object per function with its frames and input types. */
+  def supportJson: String = WindowSupport.supportEntries.map { e =>
+    Json.obj(
+      "function" -> Json.str(e.function),
+      "kind" -> Json.str(e.kind),
+      "frames" -> Json.arr(e.frames),
+      "inputs" -> Json.str(e.inputs))
+  }.mkString("[\n  ", ",\n  ", "\n]")
 }
 
 /** Adds fastwindow's window report to `EXPLAIN EXTENDED` (via spark.sql.extendedExplainProviders). */

@@ -2,14 +2,27 @@ package fastwindow.kernels
 
 import org.apache.spark.sql.catalyst.InternalRow
 
-import fastwindow.codegen.GenContext
-import fastwindow.planning.RankingSpec
-import fastwindow.planning.RankingKind._
+import fastwindow.frames.PeerGroups
+
+/** The ranking functions; their values follow from row positions and peer groups only. */
+sealed abstract class RankingKind(val sql: String, val needsPeers: Boolean,
+    val needsPartitionSize: Boolean) extends Serializable
+
+object RankingKind {
+  case object RowNumber extends RankingKind("row_number", false, false)
+  case object Rank extends RankingKind("rank", true, false)
+  case object DenseRank extends RankingKind("dense_rank", true, false)
+  case object PercentRank extends RankingKind("percent_rank", true, true)
+  case object CumeDist extends RankingKind("cume_dist", true, true)
+  final case class NTile(buckets: Int) extends RankingKind("ntile", false, true)
+
+  val all: Seq[RankingKind] = Seq(RowNumber, Rank, DenseRank, PercentRank, CumeDist, NTile(1))
+}
 
 /**
  * row_number, rank, dense_rank, percent_rank, cume_dist and ntile: O(1) per row from the row's
- * position, its peer group ([[PartitionCursor]]) and the partition size (which only the last
- * three need, so they run on buffered partitions, where the base is 0).
+ * position, its peer group ([[PeerGroups]]) and the partition size (which only the last three
+ * need, so they run on buffered partitions, where the base is 0).
  *
  * The formulas follow Spark's definitions operation for operation, so the doubles are bit-equal:
  * percent_rank = (rank - 1) / (n - 1) (0 for a one-row partition), cume_dist = (rows up to the last
@@ -17,37 +30,41 @@ import fastwindow.planning.RankingKind._
  * threshold walk as Spark's NTile.
  */
 object RankingKernel {
+  import RankingKind._
 
-  final class Interpreted(spec: RankingSpec, cursor: PartitionCursor) extends Kernel {
-    private val ordinal = spec.ordinal
-    private val ntile = new NTileState
-
-    override def finishPartition(n: Int): Unit = spec.kind match {
-      case NTile(buckets) => ntile.reset(n, buckets)
-      case _ =>
+  def apply(kind: RankingKind, ordinal: Int, peers: PeerGroups): Kernel = kind match {
+    // Partition positions are peers.base + buffered row (base is 0 unless streaming).
+    case RowNumber => new Kernel {
+      override def write(i: Int, n: Int, out: InternalRow): Unit =
+        out.setInt(ordinal, peers.base + i + 1)
     }
-
-    // Partition positions are cursor.base + buffered row (base is 0 unless streaming).
-    override def write(i: Int, n: Int, out: InternalRow): Unit = spec.kind match {
-      case RowNumber => out.setInt(ordinal, cursor.base + i + 1)
-      case Rank => out.setInt(ordinal, cursor.base + cursor.start + 1)
-      case DenseRank => out.setInt(ordinal, cursor.index)
-      case PercentRank =>
-        out.setDouble(ordinal, if (n > 1) cursor.start.toDouble / (n - 1).toDouble else 0.0)
-      case CumeDist => out.setDouble(ordinal, cursor.end.toDouble / n.toDouble)
-      case NTile(_) => out.setInt(ordinal, ntile.next())
+    case Rank => new Kernel {
+      override def write(i: Int, n: Int, out: InternalRow): Unit =
+        out.setInt(ordinal, peers.base + peers.start + 1)
     }
+    case DenseRank => new Kernel {
+      override def write(i: Int, n: Int, out: InternalRow): Unit = out.setInt(ordinal, peers.index)
+    }
+    case PercentRank => new Kernel {
+      override def write(i: Int, n: Int, out: InternalRow): Unit =
+        out.setDouble(ordinal, if (n > 1) peers.start.toDouble / (n - 1).toDouble else 0.0)
+    }
+    case CumeDist => new Kernel {
+      override def write(i: Int, n: Int, out: InternalRow): Unit =
+        out.setDouble(ordinal, peers.end.toDouble / n.toDouble)
+    }
+    case NTile(buckets) => new NTileKernel(buckets, ordinal)
   }
 
   /** Spark's NTile buffer: the bucket advances when the row number reaches the threshold. */
-  final class NTileState {
+  private final class NTileKernel(buckets: Int, ordinal: Int) extends Kernel {
     private var rowNumber = 0
     private var bucket = 0
     private var threshold = 0
     private var bucketSize = 0
     private var bucketsWithPadding = 0
 
-    def reset(n: Int, buckets: Int): Unit = {
+    override def finishPartition(n: Int): Unit = {
       rowNumber = 0
       bucket = 0
       threshold = 0
@@ -55,43 +72,13 @@ object RankingKernel {
       bucketsWithPadding = n % buckets
     }
 
-    def next(): Int = {
+    override def write(i: Int, n: Int, out: InternalRow): Unit = {
       if (rowNumber >= threshold) {
         threshold += bucketSize + (if (bucket < bucketsWithPadding) 1 else 0)
         bucket += 1
       }
       rowNumber += 1
-      bucket
+      out.setInt(ordinal, bucket)
     }
   }
-
-  def generate(spec: RankingSpec, g: GenContext): KernelCode = {
-    val set = (value: String) => g.setResult(spec.ordinal, spec.resultType, value)
-    spec.kind match {
-      case RowNumber => KernelCode("", set(s"${g.base} + i + 1"))
-      case Rank => KernelCode("", set(s"${g.base} + ${g.peerStart} + 1"))
-      case DenseRank => KernelCode("", set(g.peerIndex))
-      case PercentRank =>
-        KernelCode("", set(s"n > 1 ? ((double) ${g.peerStart}) / ((double) (n - 1)) : 0.0"))
-      case CumeDist => KernelCode("", set(s"((double) ${g.peerEnd}) / ((double) n)"))
-      case NTile(buckets) =>
-        val Seq(rowNumber, bucket, threshold, size, padding) =
-          Seq("ntRowNumber", "ntBucket", "ntThreshold", "ntBucketSize", "ntPadding")
-            .map(g.intField)
-        KernelCode(
-          s"""
-             |$rowNumber = 0; $bucket = 0; $threshold = 0;
-             |$size = n / $buckets; $padding = n % $buckets;
-           """.stripMargin,
-          s"""
-             |if ($rowNumber >= $threshold) {
-             |  $threshold += $size + ($bucket < $padding ? 1 : 0);
-             |  $bucket++;
-             |}
-             |$rowNumber++;
-             |${set(bucket)}
-           """.stripMargin)
-    }
-  }
-
 }

@@ -16,9 +16,10 @@ import fastwindow.WindowTestKit._
  *    small, empty, larger, one row, ...) gives exactly what a fresh evaluator gives for each
  *    partition. Buffers are reused across partitions and only grow, so this catches state that
  *    leaks from one partition into the next (stale values, nulls, peer breaks, frame pointers).
- *  - twins: the generated evaluator ([[fastwindow.codegen.EvaluatorCodegen]]) and the interpreted
- *    one ([[InterpretedEvaluator]]) give bit-identical results for random mixes of every supported
- *    function and frame, over random partitions (seeded, so failures reproduce).
+ *  - twins: the evaluator over generated ops ([[fastwindow.codegen.OpsCodegen]]) and over their
+ *    interpreted twins ([[fastwindow.ops.InterpretedOps]]) give bit-identical results for random
+ *    mixes of every supported function and frame, over random partitions (seeded, so failures
+ *    reproduce).
  */
 class EvaluatorSuite extends AnyFunSuite {
 

@@ -12,7 +12,6 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
 import fastwindow.WindowTestKit._
-import fastwindow.exec.EvaluatorLayout
 import fastwindow.kernels.AggregateKernelSuite._
 
 /**
@@ -255,8 +254,15 @@ class AggregateKernelSuite extends AnyFunSuite {
     Vector.fill(n)(randomRow(r, shape, keyShape)).sortWith((a, b) => order.rowOrdering.lt(a, b))
   }
 
-  private def layoutFor(cs: Seq[AggCase], frame: RefFrame, order: Order): EvaluatorLayout =
-    layoutOf(cs.map(c => win(agg(c.function), order.spec, frame.spark)), order.spec, schema)
+  private def layoutFor(cs: Seq[AggCase], frame: RefFrame, order: Order): TestPlan =
+    layoutOf(cs.map(c => win(windowFunction(c.function), order.spec, frame.spark)), order.spec,
+      schema)
+
+  /** As the analyzer writes it: aggregates in an AggregateExpression, window functions bare. */
+  private def windowFunction(f: AggregateFunction): Expression = f match {
+    case w: AggregateWindowFunction => w
+    case other => agg(other)
+  }
 
   /** Per row, per case: the frame's values of the case's column fed to its reference. */
   private def expected(cs: Seq[AggCase], frame: RefFrame, order: Order, rows: IndexedSeq[InternalRow]): Results = {
@@ -351,9 +357,9 @@ class AggregateKernelSuite extends AnyFunSuite {
     }
   }
 
-  /** The cases [[fastwindow.planning.WindowSupport]] accepts over every sliding frame. */
+  /** The cases [[fastwindow.functions.WindowSupport]] accepts over every sliding frame. */
   private lazy val slidingCases: Seq[AggCase] = cases.filter { c =>
-    slidingFrames.forall(fr => check(Seq(win(agg(c.function), byK.spec, fr.spark)), byK.spec).isRight)
+    slidingFrames.forall(fr => check(Seq(win(windowFunction(c.function), byK.spec, fr.spark)), byK.spec).isRight)
   }
 
   test("random partitions: aggregates over sliding ROWS frames (moving, shrinking, empty), both evaluators") {
@@ -614,7 +620,7 @@ class AggregateKernelSuite extends AnyFunSuite {
     val r = new Random(36)
     var outcomes = Map.empty[Boolean, Int].withDefaultValue(0)
     for (c <- ansiCases; frame <- frames) {
-      val supported = check(Seq(win(agg(c.function), byK.spec, frame.spark)), byK.spec).isRight
+      val supported = check(Seq(win(windowFunction(c.function), byK.spec, frame.spark)), byK.spec).isRight
       assert(supported || frame.isInstanceOf[SlidingRows], s"${c.label} over $frame must be supported")
       if (supported) {
         val layout = layoutFor(Seq(c), frame, byK)
@@ -656,7 +662,7 @@ class AggregateKernelSuite extends AnyFunSuite {
       AggCase("try_sum(l)", Sum(l, tryMode), L, refTrySumLong),
       AggCase("try_sum(big)", Sum(big, tryMode), BIG, refSumDecimal(38, 0)))
     val frames = (Seq(WholeRows, RunningRows, RunningRange) ++ slidingFrames).filter { frame =>
-      val supported = tryCases.forall(c => check(Seq(win(agg(c.function), byK.spec, frame.spark)), byK.spec).isRight)
+      val supported = tryCases.forall(c => check(Seq(win(windowFunction(c.function), byK.spec, frame.spark)), byK.spec).isRight)
       assert(supported || frame.isInstanceOf[SlidingRows], s"try_sum over $frame must be supported")
       supported
     }

@@ -9,7 +9,6 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
 import fastwindow.WindowTestKit._
-import fastwindow.exec.EvaluatorLayout
 
 /**
  * row_number, rank, dense_rank, percent_rank, cume_dist and ntile, on both evaluators, against
@@ -30,7 +29,7 @@ class RankingKernelSuite extends AnyFunSuite {
       ntileBuckets.map(b => NTile(Literal(b)))
   }
 
-  private def layoutFor(order: Seq[SortOrder]): EvaluatorLayout =
+  private def layoutFor(order: Seq[SortOrder]): TestPlan =
     layoutOf(rankingFunctions(order).map(win(_, order)), order, schema)
 
   /**

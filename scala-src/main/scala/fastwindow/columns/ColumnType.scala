@@ -1,4 +1,4 @@
-package fastwindow.buffer
+package fastwindow.columns
 
 import org.apache.spark.sql.catalyst.expressions.codegen.CodeGenerator
 import org.apache.spark.sql.types._

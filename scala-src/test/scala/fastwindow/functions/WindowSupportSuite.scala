@@ -1,4 +1,4 @@
-package fastwindow.planning
+package fastwindow.functions
 
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import org.apache.spark.sql.catalyst.expressions.aggregate._
@@ -6,6 +6,9 @@ import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
 import fastwindow.WindowTestKit._
+import fastwindow.explain.WindowReport
+import fastwindow.kernels.RankingKind
+import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, WindowPlan}
 
 /**
  * [[WindowSupport.check]], the planner's decision: supported mixes of functions and frames give a
@@ -35,11 +38,15 @@ class WindowSupportSuite extends AnyFunSuite {
       case Left(reason) => fail(s"expected a plan, got the fallback reason: $reason")
     }
 
-  private def reason(exprs: Seq[Expression], order: Seq[SortOrder] = byK): String =
+  private def reasons(exprs: Seq[Expression], order: Seq[SortOrder] = byK): Seq[FallbackReason] =
     check(exprs, order) match {
       case Left(r) => r
       case Right(p) => fail(s"expected a fallback reason, got a plan: $p")
     }
+
+  /** Every reason, as one string. */
+  private def reason(exprs: Seq[Expression], order: Seq[SortOrder] = byK): String =
+    reasons(exprs, order).map(_.message).mkString("; ")
 
   /** The reason mentions every one of `parts` (case-insensitively). */
   private def assertMentions(reason: String, parts: String*): Unit =
@@ -178,7 +185,7 @@ class WindowSupportSuite extends AnyFunSuite {
         runningRows -> FrameShape.RunningRows, runningRange -> FrameShape.RunningRange)) {
       val p = plan(Seq(win(NthValue(i, Literal(2), false), byK, frame),
         win(NthValue(arr, Literal(1), true), byK, frame)))
-      assert(p.functions.forall { case a: AggregateSpec => a.frame == shape; case _ => false })
+      assert(p.functions.forall { case a: NthValueSpec => a.frame == shape; case _ => false })
       // the constant offset is not an input column
       assert(p.functions.head.inputs.map(_.semanticEquals(i)) == Seq(true))
     }
@@ -217,13 +224,13 @@ class WindowSupportSuite extends AnyFunSuite {
     moving.functions.head match {
       case a: AggregateSpec =>
         assert(a.frame.sql == "RANGE BETWEEN 1 PRECEDING AND CURRENT ROW")
-        assert(a.rangeKey.contains(byK.head) && a.needsPeers && a.streamBounds.isEmpty)
+        assert(a.frameKey.contains(byK.head) && a.needsPeers && a.streamBounds.isEmpty)
         assert(a.inputs.exists(_.semanticEquals(k)))
       case other => fail(s"not an aggregate: $other")
     }
     val shrinking = plan(Seq(win(agg(Max(d)), Seq(asc(k), desc(s)), range(CurrentRow, UnboundedFollowing))))
     shrinking.functions.head match {
-      case a: AggregateSpec => assert(a.rangeKey.isEmpty && a.needsPeers)
+      case a: AggregateSpec => assert(a.frameKey.isEmpty && a.needsPeers)
       case other => fail(s"not an aggregate: $other")
     }
     val ahead = plan(Seq(win(agg(Count(i)), byK, range(Literal(2), Literal(5)))))
@@ -240,9 +247,9 @@ class WindowSupportSuite extends AnyFunSuite {
       "not supported", "INTERVAL DAY TO SECOND", "supported RANGE offset key types")
   }
 
-  test("unsupported aggregates: collect_list, skewness, covar_pop name themselves and list what is supported") {
-    for ((fn, name) <- Seq(CollectList(i) -> "collect_list", Skewness(d) -> "skewness",
-        Kurtosis(d) -> "kurtosis", CovPopulation(d, d) -> "covar_pop")) {
+  test("unsupported aggregates: collect_list, collect_set, corr, covar_pop name themselves and list what is supported") {
+    for ((fn, name) <- Seq(CollectList(i) -> "collect_list", CollectSet(i) -> "collect_set",
+        Corr(d, d) -> "corr", CovPopulation(d, d) -> "covar_pop")) {
       val r = reason(Seq(win(agg(fn), byK, wholeRows)))
       assertMentions(r, name, "not supported", "count, sum, avg, min, max, stddev_samp")
     }
@@ -323,16 +330,33 @@ class WindowSupportSuite extends AnyFunSuite {
   }
 
   test("the support matrix names every supported function and frame") {
-    val json = WindowSupport.supportMatrixJson
+    val json = WindowReport.supportJson
     // aggregates are listed with their aliases: "min, bool_and, every"
-    for (name <- WindowSupport.rankingFunctions ++ WindowSupport.offsetFunctions ++
-        WindowSupport.aggregates.map(_.names.mkString(", "))) {
-      assert(json.contains("\"" + name + "\""), s"$name missing from $json")
+    for (entry <- WindowSupport.supportEntries) {
+      assert(json.contains("\"" + entry.function + "\""), s"${entry.function} missing from $json")
     }
-    for (alias <- Seq("stddev", "variance", "first_value", "last_value", "any_value", "bool_and",
-        "bool_or", "every", "some", "any", "nth_value", "min_by", "max_by")) {
-      assert(WindowSupport.aggregates.exists(_.names.contains(alias)), alias)
+    val names = WindowSupport.supportEntries.flatMap(_.function.split(", "))
+    for (name <- RankingKind.all.map(_.sql) ++ Seq("lead", "lag", "stddev", "variance",
+        "first_value", "last_value", "any_value", "bool_and", "bool_or", "every", "some", "any",
+        "nth_value", "min_by", "max_by", "skewness", "kurtosis", "bit_and", "bit_or", "bit_xor")) {
+      assert(names.contains(name), name)
     }
     assert(json.contains(FrameShape.RunningRange.sql) && json.contains(FrameShape.WholePartition.sql))
+  }
+
+  test("every reason of a node is kept, each with a stable id") {
+    val all = reasons(Seq(win(agg(CollectList(i)), byK, wholeRows), win(NTile(Literal(0)), byK),
+      win(agg(Min(arr)), byK, runningRows), win(agg(Sum(i, legacy)), byK, wholeRows)))
+    assert(all.map(_.id) == Seq(FallbackReason.UnsupportedFunction,
+      FallbackReason.UnsupportedArgument, FallbackReason.UnsupportedType))
+    assertMentions(all.head.message, "collect_list")
+    assertMentions(all(1).message, "ntile")
+    assertMentions(all(2).message, "min", "ARRAY<INT>")
+  }
+
+  test("ranking by ORDER BY NULL is supported: every row is a peer") {
+    val byNull = Seq(asc(Literal.create(null, NullType)))
+    assert(check(Seq(win(Rank(byNull.map(_.child)), byNull),
+      win(agg(Count(Literal(1))), byNull, runningRange)), byNull).isRight)
   }
 }

@@ -1,4 +1,4 @@
-package fastwindow.buffer
+package fastwindow.columns
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.types.{PhysicalBooleanType, PhysicalByteType, PhysicalDataType, PhysicalDoubleType, PhysicalFloatType, PhysicalIntegerType, PhysicalLongType, PhysicalShortType}
@@ -7,41 +7,44 @@ import org.apache.spark.sql.types.{DataType, Decimal}
 import org.apache.spark.unsafe.types.{BinaryView, CalendarInterval, TimestampNanosVal, UTF8String, VariantVal}
 
 /**
- * One growable column of the interpreted evaluator's partition buffer: the values of one input
+ * One growable column of the partition buffer: the values of one input
  * expression for every row of the current partition, in a primitive array where the type allows.
  *
  * Columns are allocated once per task and reused by every partition (only `grow` allocates), so
- * many tiny partitions cost no allocation. The generated evaluator keeps the same layout in plain
- * Java arrays of its own.
+ * many tiny partitions cost no allocation. Both evaluators use them: the interpreted one through
+ * `put`/`get`, generated code through each typed subclass's `values` and `nulls` arrays (read
+ * through the accessor every time: `grow` replaces them).
  */
 sealed abstract class Column(val dataType: DataType) {
-  protected var nulls: Array[Boolean] = new Array[Boolean](Column.InitialCapacity)
+  private var nullFlags: Array[Boolean] = new Array[Boolean](Column.InitialCapacity)
 
-  final def capacity: Int = nulls.length
-  final def isNull(row: Int): Boolean = nulls(row)
+  /** Null flag per row; reallocated by `grow`. */
+  final def nulls: Array[Boolean] = nullFlags
+  final def capacity: Int = nullFlags.length
+  final def isNull(row: Int): Boolean = nullFlags(row)
 
   /** Stores `value` (boxed, `null` for SQL NULL) at `row`, which must be below `capacity`. */
   final def put(row: Int, value: Any): Unit = {
-    if (value == null) nulls(row) = true
+    if (value == null) nullFlags(row) = true
     else {
-      nulls(row) = false
+      nullFlags(row) = false
       putNonNull(row, value)
     }
   }
 
   /** The value at `row`, boxed; `null` for SQL NULL. */
-  final def get(row: Int): Any = if (nulls(row)) null else getNonNull(row)
+  final def get(row: Int): Any = if (nullFlags(row)) null else getNonNull(row)
 
   /** Reallocates to hold at least `minCapacity` rows, keeping the first `used` rows. */
   final def grow(minCapacity: Int, used: Int): Unit = {
     val newCapacity = Column.grownCapacity(capacity, minCapacity)
-    nulls = java.util.Arrays.copyOf(nulls, newCapacity)
+    nullFlags = java.util.Arrays.copyOf(nullFlags, newCapacity)
     growValues(newCapacity, used)
   }
 
   /** Moves rows `d until d + count` to `0 until count` (a streaming evaluator dropped d rows). */
   final def shift(d: Int, count: Int): Unit = {
-    System.arraycopy(nulls, d, nulls, 0, count)
+    System.arraycopy(nullFlags, d, nullFlags, 0, count)
     System.arraycopy(valueArray, d, valueArray, 0, count)
   }
 
@@ -73,104 +76,118 @@ object Column {
   }
 
   /** A column for values of `dataType`. */
-  def apply(dataType: DataType): Column = PhysicalDataType(dataType) match {
-    case PhysicalBooleanType => new BooleanColumn(dataType)
-    case PhysicalByteType => new ByteColumn(dataType)
-    case PhysicalShortType => new ShortColumn(dataType)
-    case PhysicalIntegerType => new IntColumn(dataType)
-    case PhysicalLongType => new LongColumn(dataType)
-    case PhysicalFloatType => new FloatColumn(dataType)
-    case PhysicalDoubleType => new DoubleColumn(dataType)
-    case _ => new ObjectColumn(dataType)
-  }
+  def apply(dataType: DataType): Column = kind(dataType)._2(dataType)
+
+  /** The class `apply` returns for `dataType`, as generated code names it. */
+  def className(dataType: DataType): String = kind(dataType)._1.getName
+
+  private def kind(dataType: DataType): (Class[_ <: Column], DataType => Column) =
+    PhysicalDataType(dataType) match {
+      case PhysicalBooleanType => (classOf[BooleanColumn], new BooleanColumn(_))
+      case PhysicalByteType => (classOf[ByteColumn], new ByteColumn(_))
+      case PhysicalShortType => (classOf[ShortColumn], new ShortColumn(_))
+      case PhysicalIntegerType => (classOf[IntColumn], new IntColumn(_))
+      case PhysicalLongType => (classOf[LongColumn], new LongColumn(_))
+      case PhysicalFloatType => (classOf[FloatColumn], new FloatColumn(_))
+      case PhysicalDoubleType => (classOf[DoubleColumn], new DoubleColumn(_))
+      case _ => (classOf[ObjectColumn], new ObjectColumn(_))
+    }
 }
 
 final class BooleanColumn(dt: DataType) extends Column(dt) {
-  private var values = new Array[Boolean](capacity)
+  private var data = new Array[Boolean](capacity)
+  def values: Array[Boolean] = data
   override protected def putNonNull(row: Int, value: Any): Unit =
-    values(row) = value.asInstanceOf[Boolean]
-  override protected def getNonNull(row: Int): Any = values(row)
-  override def getBoolean(row: Int): Boolean = values(row)
+    data(row) = value.asInstanceOf[Boolean]
+  override protected def getNonNull(row: Int): Any = data(row)
+  override def getBoolean(row: Int): Boolean = data(row)
   override protected def growValues(n: Int, used: Int): Unit =
-    values = java.util.Arrays.copyOf(values, n)
-  override protected def valueArray: AnyRef = values
+    data = java.util.Arrays.copyOf(data, n)
+  override protected def valueArray: AnyRef = data
 }
 
 final class ByteColumn(dt: DataType) extends Column(dt) {
-  private var values = new Array[Byte](capacity)
+  private var data = new Array[Byte](capacity)
+  def values: Array[Byte] = data
   override protected def putNonNull(row: Int, value: Any): Unit =
-    values(row) = value.asInstanceOf[Byte]
-  override protected def getNonNull(row: Int): Any = values(row)
-  override def getByte(row: Int): Byte = values(row)
+    data(row) = value.asInstanceOf[Byte]
+  override protected def getNonNull(row: Int): Any = data(row)
+  override def getByte(row: Int): Byte = data(row)
   override protected def growValues(n: Int, used: Int): Unit =
-    values = java.util.Arrays.copyOf(values, n)
-  override protected def valueArray: AnyRef = values
+    data = java.util.Arrays.copyOf(data, n)
+  override protected def valueArray: AnyRef = data
 }
 
 final class ShortColumn(dt: DataType) extends Column(dt) {
-  private var values = new Array[Short](capacity)
+  private var data = new Array[Short](capacity)
+  def values: Array[Short] = data
   override protected def putNonNull(row: Int, value: Any): Unit =
-    values(row) = value.asInstanceOf[Short]
-  override protected def getNonNull(row: Int): Any = values(row)
-  override def getShort(row: Int): Short = values(row)
+    data(row) = value.asInstanceOf[Short]
+  override protected def getNonNull(row: Int): Any = data(row)
+  override def getShort(row: Int): Short = data(row)
   override protected def growValues(n: Int, used: Int): Unit =
-    values = java.util.Arrays.copyOf(values, n)
-  override protected def valueArray: AnyRef = values
+    data = java.util.Arrays.copyOf(data, n)
+  override protected def valueArray: AnyRef = data
 }
 
 final class IntColumn(dt: DataType) extends Column(dt) {
-  private var values = new Array[Int](capacity)
+  private var data = new Array[Int](capacity)
+  def values: Array[Int] = data
   override protected def putNonNull(row: Int, value: Any): Unit =
-    values(row) = value.asInstanceOf[Int]
-  override protected def getNonNull(row: Int): Any = values(row)
-  override def getInt(row: Int): Int = values(row)
+    data(row) = value.asInstanceOf[Int]
+  override protected def getNonNull(row: Int): Any = data(row)
+  override def getInt(row: Int): Int = data(row)
   override protected def growValues(n: Int, used: Int): Unit =
-    values = java.util.Arrays.copyOf(values, n)
-  override protected def valueArray: AnyRef = values
+    data = java.util.Arrays.copyOf(data, n)
+  override protected def valueArray: AnyRef = data
 }
 
 final class LongColumn(dt: DataType) extends Column(dt) {
-  private var values = new Array[Long](capacity)
+  private var data = new Array[Long](capacity)
+  def values: Array[Long] = data
   override protected def putNonNull(row: Int, value: Any): Unit =
-    values(row) = value.asInstanceOf[Long]
-  override protected def getNonNull(row: Int): Any = values(row)
-  override def getLong(row: Int): Long = values(row)
+    data(row) = value.asInstanceOf[Long]
+  override protected def getNonNull(row: Int): Any = data(row)
+  override def getLong(row: Int): Long = data(row)
   override protected def growValues(n: Int, used: Int): Unit =
-    values = java.util.Arrays.copyOf(values, n)
-  override protected def valueArray: AnyRef = values
+    data = java.util.Arrays.copyOf(data, n)
+  override protected def valueArray: AnyRef = data
 }
 
 final class FloatColumn(dt: DataType) extends Column(dt) {
-  private var values = new Array[Float](capacity)
+  private var data = new Array[Float](capacity)
+  def values: Array[Float] = data
   override protected def putNonNull(row: Int, value: Any): Unit =
-    values(row) = value.asInstanceOf[Float]
-  override protected def getNonNull(row: Int): Any = values(row)
-  override def getFloat(row: Int): Float = values(row)
+    data(row) = value.asInstanceOf[Float]
+  override protected def getNonNull(row: Int): Any = data(row)
+  override def getFloat(row: Int): Float = data(row)
   override protected def growValues(n: Int, used: Int): Unit =
-    values = java.util.Arrays.copyOf(values, n)
-  override protected def valueArray: AnyRef = values
+    data = java.util.Arrays.copyOf(data, n)
+  override protected def valueArray: AnyRef = data
 }
 
 final class DoubleColumn(dt: DataType) extends Column(dt) {
-  private var values = new Array[Double](capacity)
+  private var data = new Array[Double](capacity)
+  def values: Array[Double] = data
   override protected def putNonNull(row: Int, value: Any): Unit =
-    values(row) = value.asInstanceOf[Double]
-  override protected def getNonNull(row: Int): Any = values(row)
-  override def getDouble(row: Int): Double = values(row)
+    data(row) = value.asInstanceOf[Double]
+  override protected def getNonNull(row: Int): Any = data(row)
+  override def getDouble(row: Int): Double = data(row)
   override protected def growValues(n: Int, used: Int): Unit =
-    values = java.util.Arrays.copyOf(values, n)
-  override protected def valueArray: AnyRef = values
+    data = java.util.Arrays.copyOf(data, n)
+  override protected def valueArray: AnyRef = data
 }
 
 /** Decimals, strings, binary, intervals and nested values, each owned by the column. */
 final class ObjectColumn(dt: DataType) extends Column(dt) {
-  private var values = new Array[AnyRef](capacity)
+  private var data = new Array[AnyRef](capacity)
+  def values: Array[AnyRef] = data
   override protected def putNonNull(row: Int, value: Any): Unit =
-    values(row) = ColumnType.ownedCopy(dt, value).asInstanceOf[AnyRef]
-  override protected def getNonNull(row: Int): Any = values(row)
+    data(row) = ColumnType.ownedCopy(dt, value).asInstanceOf[AnyRef]
+  override protected def getNonNull(row: Int): Any = data(row)
   override protected def growValues(n: Int, used: Int): Unit =
-    values = java.util.Arrays.copyOf(values, n)
-  override protected def valueArray: AnyRef = values
+    data = java.util.Arrays.copyOf(data, n)
+  override protected def valueArray: AnyRef = data
 }
 
 /**

@@ -1,0 +1,240 @@
+package fastwindow.functions
+
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.catalyst.trees.CurrentOrigin
+import org.apache.spark.sql.execution.aggregate.{ScalaAggregator, ScalaUDAF}
+import org.apache.spark.sql.types.{BooleanType, DataType}
+
+import fastwindow.columns.ColumnLayout
+import fastwindow.frames.{PeerGroups, TwoStacks}
+import fastwindow.kernels.{AggregateKernel, Kernel}
+import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, FunctionSpec, StreamBounds}
+import fastwindow.ops.{AggregateRequest, BoundAggregate, FunctionOps, FunctionRequests}
+
+/**
+ * A declarative aggregate over a frame. It is evaluated with the aggregate's own
+ * initial/update/merge/evaluate expressions, so results, types, overflow behaviour and errors are
+ * Spark's by construction.
+ */
+final case class AggregateSpec(ordinal: Int, function: DeclarativeAggregate, frame: FrameShape)
+  extends FunctionSpec {
+  override def resultType: DataType = function.dataType
+  override def needsPeers: Boolean = frame.needsPeers
+  override def inputs: Seq[Expression] =
+    function.children.filterNot(_.foldable) ++ frameKey.map(_.child)
+  /** The ORDER BY key a RANGE frame with a value offset compares to its edges. */
+  def frameKey: Option[SortOrder] = frame match {
+    case r: FrameShape.SlidingRange => r.key
+    case _ => None
+  }
+  override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
+  override def resultPerPartition: Boolean = frame == FrameShape.WholePartition
+  override def streamBounds: Option[StreamBounds] = frame match {
+    // A frame from the partition start is recomputed row by row near overflow limits.
+    case FrameShape.SlidingRows(None, Some(_)) if SlidingGuard.isGuarded(function) => None
+    case other => other.aggregateStreamBounds
+  }
+  override def describe: String = s"${function.prettyName} over ${frame.sql}"
+}
+
+/**
+ * Declarative aggregates (count, sum, avg, min, max, the variance family, first/last,
+ * min_by/max_by, bit operations, ...) over every frame, with FILTER: see [[AggregateKernel]].
+ * Which aggregates, and over which input types, is the table [[rules]].
+ */
+object AggregateFamily extends FunctionFamily[AggregateSpec] {
+
+  /**
+   * An aggregate this family runs.
+   *
+   * @param name      the name reasons use; `aliases` are the other SQL names of the same function
+   *                  (shown in the support table)
+   * @param inputs    the types its (non-constant) inputs may have
+   * @param matches   whether an aggregate is this one (after Spark's rewrites: bool_and is min)
+   * @param typed     the inputs to check, each with its type set (default: every child, `inputs`)
+   * @param inputsDescription how the support table describes the inputs (default: `inputs`)
+   */
+  final case class Rule(
+      name: String,
+      inputs: TypeSet,
+      matches: DeclarativeAggregate => Boolean,
+      aliases: Seq[String] = Nil,
+      typed: Option[DeclarativeAggregate => Seq[(Expression, TypeSet)]] = None,
+      inputsDescription: Option[String] = None) {
+    def typedInputs(agg: DeclarativeAggregate): Seq[(Expression, TypeSet)] =
+      typed.fold(agg.children.map(_ -> inputs))(_(agg))
+    def names: Seq[String] = name +: aliases
+    def description: String =
+      inputsDescription.getOrElse(inputs.description) + "; FILTER (WHERE ...)"
+  }
+
+  /** Variance and the other moments read their input as double (Spark casts it). */
+  private val numericAsDouble = TypeSet.numeric.as(s"${TypeSet.numeric.description} (as double)")
+
+  private val byOrdering: DeclarativeAggregate => Seq[(Expression, TypeSet)] = {
+    case m: MaxMinBy => Seq(m.valueExpr -> TypeSet.anyBufferable, m.orderingExpr -> TypeSet.orderable)
+    case other => other.children.map(_ -> TypeSet.anyBufferable)
+  }
+  private val byOrderingDescription =
+    s"value: ${TypeSet.anyBufferable.description}; ordering: ${TypeSet.orderable.description}"
+  private val ignoreNulls = s"${TypeSet.anyBufferable.description}; IGNORE NULLS"
+
+  val rules: Seq[Rule] = Seq(
+    Rule("count", TypeSet.anyBufferable, _.isInstanceOf[Count]),
+    Rule("sum", TypeSet.numeric, _.isInstanceOf[Sum]),
+    Rule("avg", TypeSet.numeric, _.isInstanceOf[Average]),
+    // Spark rewrites bool_and/every into min and bool_or/some/any into max of a boolean.
+    Rule("min", TypeSet.orderable, _.isInstanceOf[Min], aliases = Seq("bool_and", "every")),
+    Rule("max", TypeSet.orderable, _.isInstanceOf[Max], aliases = Seq("bool_or", "some", "any")),
+    Rule("stddev_samp", numericAsDouble, _.isInstanceOf[StddevSamp], aliases = Seq("stddev", "std")),
+    Rule("stddev_pop", numericAsDouble, _.isInstanceOf[StddevPop]),
+    Rule("var_samp", numericAsDouble, _.isInstanceOf[VarianceSamp], aliases = Seq("variance")),
+    Rule("var_pop", numericAsDouble, _.isInstanceOf[VariancePop]),
+    Rule("skewness", numericAsDouble, _.isInstanceOf[Skewness]),
+    Rule("kurtosis", numericAsDouble, _.isInstanceOf[Kurtosis]),
+    // any_value is first (Spark rewrites it); IGNORE NULLS is a flag of the function.
+    Rule("first", TypeSet.anyBufferable, _.isInstanceOf[First],
+      aliases = Seq("first_value", "any_value"), inputsDescription = Some(ignoreNulls)),
+    Rule("last", TypeSet.anyBufferable, _.isInstanceOf[Last], aliases = Seq("last_value"),
+      inputsDescription = Some(ignoreNulls)),
+    Rule("min_by", TypeSet.anyBufferable, _.isInstanceOf[MinBy], typed = Some(byOrdering),
+      inputsDescription = Some(byOrderingDescription)),
+    Rule("max_by", TypeSet.anyBufferable, _.isInstanceOf[MaxBy], typed = Some(byOrdering),
+      inputsDescription = Some(byOrderingDescription)),
+    Rule("bit_and", TypeSet.integral, _.isInstanceOf[BitAndAgg]),
+    Rule("bit_or", TypeSet.integral, _.isInstanceOf[BitOrAgg]),
+    Rule("bit_xor", TypeSet.integral, _.isInstanceOf[BitXorAgg]))
+
+  override def kind: String = "aggregate"
+  override def sqlNames: Seq[String] = rules.map(_.name)
+
+  override def plan(
+      function: Expression,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Option[Either[FallbackReason, AggregateSpec]] = function match {
+    case AggregateExpression(agg, mode, isDistinct, filter, _) =>
+      val name = nameOf(agg)
+      Some(
+        if (mode != Complete) {
+          Left(FallbackReason(FallbackReason.UnsupportedFunction,
+            s"aggregate $name in mode $mode is not supported"))
+        } else if (isDistinct) {
+          Left(FallbackReason(FallbackReason.UnsupportedFunction,
+            s"$name(DISTINCT ...) is not supported"))
+        } else aggregate(agg, name, frame, orderSpec, filter, ordinal))
+    case _ => None
+  }
+
+  /** How reasons name an aggregate: user-defined ones by their registered name or class. */
+  private def nameOf(agg: AggregateFunction): String = agg match {
+    case u: ScalaUDAF =>
+      s"user-defined aggregate ${u.udafName.getOrElse(u.udaf.getClass.getName)}"
+    case a: ScalaAggregator[_, _, _] =>
+      s"Aggregator ${a.aggregatorName.getOrElse(a.agg.getClass.getName)}"
+    case _: ImperativeAggregate | _: TypedImperativeAggregate[_] if agg.prettyName.isEmpty =>
+      s"aggregate ${agg.getClass.getName}"
+    case _ => agg.prettyName
+  }
+
+  private def aggregate(
+      agg: AggregateFunction,
+      name: String,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      filter: Option[Expression],
+      ordinal: Int): Either[FallbackReason, AggregateSpec] = {
+    val rule = agg match {
+      case d: DeclarativeAggregate => rules.find(_.matches(d)).map(r => (r, d))
+      case _ => None
+    }
+    rule match {
+      case None =>
+        Left(FallbackReason(FallbackReason.UnsupportedFunction,
+          s"aggregate function $name is not supported yet " +
+            s"(supported: ${rules.map(_.name).mkString(", ")})"))
+      case Some((r, declarative)) =>
+        val badInput = r.typedInputs(declarative).collectFirst {
+          case (c, types) if !c.foldable && !types.contains(c.dataType) => c
+        }
+        val badFilter = filter.filterNot(f => f.dataType == BooleanType && f.deterministic)
+        (badInput, badFilter) match {
+          case (Some(bad), _) =>
+            Left(FallbackReason(FallbackReason.UnsupportedType,
+              s"$name of type ${bad.dataType.sql} is not supported " +
+                s"(supported input types: ${r.description})"))
+          case (None, Some(f)) =>
+            Left(FallbackReason(FallbackReason.UnsupportedFunction,
+              s"$name(...) FILTER (WHERE ${f.sql}) is not supported"))
+          case (None, None) =>
+            framed(name, frame, orderSpec) { shape =>
+              AggregateSpec(ordinal, filter.fold(declarative)(FilteredAggregate(declarative, _)), shape)
+            }
+        }
+    }
+  }
+
+  /** `spec(shape)` for a supported frame, else the frame's reason (shared with nth_value). */
+  def framed[S](name: String, frame: SpecifiedWindowFrame, orderSpec: Seq[SortOrder])(
+      spec: FrameShape => S): Either[FallbackReason, S] =
+    FramePlanning.shape(frame, orderSpec).map(spec).left.map { why =>
+      FallbackReason(FallbackReason.UnsupportedFrame,
+        s"$name over the frame ${FramePlanning.sql(frame)} is not supported yet" +
+          (if (why.isEmpty) "" else s": $why") +
+          s" (supported frames: ${FramePlanning.supported.mkString("; ")})")
+    }
+
+  /**
+   * The aggregate with its non-constant inputs replaced by column attributes. The copy keeps the
+   * original's origin so ANSI errors carry the same query context as Spark's.
+   */
+  def columnar(agg: DeclarativeAggregate, layout: ColumnLayout): DeclarativeAggregate =
+    CurrentOrigin.withOrigin(agg.origin) {
+      agg.mapChildren(c => if (c.foldable) c else layout.columnOf(c).attribute)
+        .asInstanceOf[DeclarativeAggregate]
+    }
+
+  /** The request of `agg` evaluated as Spark does, row by row in order. */
+  def exact(agg: DeclarativeAggregate, layout: ColumnLayout, ordinal: Int): AggregateRequest =
+    AggregateRequest(BoundAggregate.of(Seq(columnar(agg, layout)), layout.attributes),
+      agg.dataType, ordinal)
+
+  /**
+   * Whole and running frames: one request, the aggregate itself. Sliding frames: what the two
+   * stacks combine ([[SlidingGuard]]), then, when it is guarded, the aggregate itself for frames
+   * recomputed row by row; then the frame's RANGE edges.
+   */
+  override def requests(spec: AggregateSpec, layout: ColumnLayout): FunctionRequests =
+    if (spec.frame.isSliding) {
+      val partial = SlidingGuard.partial(
+        columnar(spec.function, layout), layout.attributes, spec.ordinal)
+      val exactToo = if (partial.needsExact.isDefined) {
+        Seq(exact(spec.function, layout, spec.ordinal))
+      } else Nil
+      FunctionRequests(
+        aggregates = partial +: exactToo,
+        rangeEdges = FramePlanning.requests(spec.frame, layout))
+    } else {
+      FunctionRequests(aggregates = Seq(exact(spec.function, layout, spec.ordinal)))
+    }
+
+  override def kernel(spec: AggregateSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+    AggregateFamily.kernelOver(spec.frame, ops, peers)
+
+  /** The aggregate kernel of `frame` over `ops` (laid out by [[requests]]). */
+  def kernelOver(frame: FrameShape, ops: FunctionOps, peers: PeerGroups): Kernel = {
+    val main = ops.aggregates.head
+    frame match {
+      case FrameShape.WholePartition => new AggregateKernel.WholePartition(main)
+      case FrameShape.RunningRows => new AggregateKernel.RunningRows(main)
+      case FrameShape.RunningRange => new AggregateKernel.RunningRange(main, peers)
+      case _: FrameShape.SlidingRows | _: FrameShape.SlidingRange =>
+        new AggregateKernel.Sliding(new TwoStacks(
+          FramePlanning.locator(frame, ops, peers), main, ops.aggregates.lift(1)))
+    }
+  }
+
+  override def supportEntries: Seq[SupportEntry] =
+    rules.map(r => SupportEntry(r.names.mkString(", "), kind, FramePlanning.supported, r.description))
+}

@@ -1,0 +1,110 @@
+package fastwindow.functions
+
+import scala.reflect.ClassTag
+
+import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, SpecifiedWindowFrame}
+import org.apache.spark.sql.types._
+
+import fastwindow.columns.{ColumnLayout, ColumnType}
+import fastwindow.frames.PeerGroups
+import fastwindow.kernels.Kernel
+import fastwindow.model.{FallbackReason, FunctionSpec}
+import fastwindow.ops.{FunctionOps, FunctionRequests}
+
+/**
+ * One family of window functions fastwindow runs (ranking, offset, declarative aggregate,
+ * nth_value, ...), declared once: which functions it takes and how it checks them (with a
+ * reason when it cannot run one), the spec it plans (which says what the function reads, whether
+ * and how it streams), what its kernel needs generated, its kernel, and its rows of the support
+ * table. Everything else — the support check, the evaluator, the docs — is derived from the list
+ * of families in [[WindowSupport.families]], the way spark-rapids derives its checks and docs
+ * from one declaration per expression.
+ *
+ * Adding a family: one subclass with its spec class, one kernel (`fastwindow.kernels`), an entry
+ * in [[WindowSupport.families]], and tests.
+ */
+abstract class FunctionFamily[S <: FunctionSpec](implicit specClass: ClassTag[S]) {
+
+  /** The `kind` column of the support table. */
+  def kind: String
+
+  /** The SQL names of the functions it runs, as reasons list them. */
+  def sqlNames: Seq[String]
+
+  /**
+   * Plans `function` (the window function of a window expression with `frame` and `orderSpec`)
+   * at result slot `ordinal`: None when it is not this family's, else the spec or the reason it
+   * cannot run.
+   */
+  def plan(
+      function: Expression,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Option[Either[FallbackReason, S]]
+
+  /** What `spec`'s kernel needs generated (or interpreted), reading columns of `layout`. */
+  def requests(spec: S, layout: ColumnLayout): FunctionRequests = FunctionRequests()
+
+  /** The kernel of `spec`, over the ops its requests produced. */
+  def kernel(spec: S, ops: FunctionOps, peers: PeerGroups): Kernel
+
+  /** Its rows of the support table. */
+  def supportEntries: Seq[SupportEntry]
+
+  final def owns(spec: FunctionSpec): Boolean = specClass.runtimeClass.isInstance(spec)
+  final def requestsOf(spec: FunctionSpec, layout: ColumnLayout): FunctionRequests =
+    requests(specClass.runtimeClass.cast(spec).asInstanceOf[S], layout)
+  final def kernelOf(spec: FunctionSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+    kernel(specClass.runtimeClass.cast(spec).asInstanceOf[S], ops, peers)
+}
+
+/** One row of the support table (`python -m fastwindow support`, the README). */
+final case class SupportEntry(function: String, kind: String, frames: Seq[String], inputs: String)
+
+/** A named set of data types, described for users. */
+final case class TypeSet(description: String, contains: DataType => Boolean) {
+  def as(newDescription: String): TypeSet = copy(description = newDescription)
+}
+
+object TypeSet {
+  val numeric: TypeSet = TypeSet(
+    "tinyint, smallint, int, bigint, float, double, decimal",
+    {
+      case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
+      case _: DecimalType => true
+      case _ => false
+    })
+
+  val integral: TypeSet = TypeSet(
+    "tinyint, smallint, int, bigint",
+    {
+      case ByteType | ShortType | IntegerType | LongType => true
+      case _ => false
+    })
+
+  /** Types fastwindow compares (min/max, min_by/max_by orderings). */
+  val orderable: TypeSet = TypeSet(
+    "numeric, boolean, string (UTF8_BINARY collation), binary, date, timestamp, timestamp_ntz",
+    {
+      case s: StringType => s.collationId == StringType.collationId
+      case BooleanType | BinaryType | DateType | TimestampType | TimestampNTZType => true
+      case other => numeric.contains(other)
+    })
+
+  /** ORDER BY key types whose peers fastwindow finds (NULL: ORDER BY NULL, all rows peers). */
+  val peerKey: TypeSet = TypeSet(
+    s"${orderable.description}, void (ORDER BY NULL)",
+    t => t == NullType || orderable.contains(t))
+
+  /** Order key types of RANGE frames with value offsets (those Spark accepts, but intervals). */
+  val rangeKey: TypeSet = TypeSet(
+    s"${numeric.description}, date, timestamp, timestamp_ntz",
+    {
+      case DateType | TimestampType | TimestampNTZType => true
+      case other => numeric.contains(other)
+    })
+
+  val anyBufferable: TypeSet = TypeSet(
+    "any type except variant, user-defined and object types",
+    ColumnType.isSupported)
+}

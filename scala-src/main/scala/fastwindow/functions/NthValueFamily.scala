@@ -1,0 +1,76 @@
+package fastwindow.functions
+
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.types.DataType
+
+import fastwindow.columns.ColumnLayout
+import fastwindow.frames.{NthRow, PeerGroups}
+import fastwindow.kernels.{AggregateKernel, Kernel}
+import fastwindow.model.{FallbackReason, FrameShape, FunctionSpec, StreamBounds}
+import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+
+/** nth_value(input, offset) [IGNORE NULLS] over a frame. */
+final case class NthValueSpec(ordinal: Int, function: NthValue, frame: FrameShape)
+  extends FunctionSpec {
+  def offset: Int = function.offset.eval().asInstanceOf[Int]
+  override def resultType: DataType = function.dataType
+  override def needsPeers: Boolean = frame.needsPeers
+  override def inputs: Seq[Expression] = Seq(function.input).filterNot(_.foldable) ++ (frame match {
+    case r: FrameShape.SlidingRange => r.key.map(_.child)
+    case _ => None
+  })
+  /** Over a sliding frame the row is found by position in a buffered partition (see [[NthRow]]). */
+  override def streamBounds: Option[StreamBounds] =
+    if (frame.isSliding) None else frame.aggregateStreamBounds
+  override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
+  override def resultPerPartition: Boolean = frame == FrameShape.WholePartition
+  override def describe: String = s"nth_value over ${frame.sql}"
+}
+
+/**
+ * nth_value over every frame: over whole and running frames with nth_value's own (update-only)
+ * aggregate expressions, like any aggregate; over sliding frames by position ([[NthRow]]), as it
+ * has no merge for the two stacks.
+ */
+object NthValueFamily extends FunctionFamily[NthValueSpec] {
+
+  override def kind: String = "analytic"
+  override def sqlNames: Seq[String] = Seq("nth_value")
+
+  override def plan(
+      function: Expression,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Option[Either[FallbackReason, NthValueSpec]] = function match {
+    case n: NthValue =>
+      Some(
+        if (!TypeSet.anyBufferable.contains(n.input.dataType)) {
+          Left(FallbackReason(FallbackReason.UnsupportedType,
+            s"nth_value of type ${n.input.dataType.sql} is not supported " +
+              s"(supported input types: ${TypeSet.anyBufferable.description})"))
+        } else AggregateFamily.framed("nth_value", frame, orderSpec)(NthValueSpec(ordinal, n, _)))
+    case _ => None
+  }
+
+  override def requests(spec: NthValueSpec, layout: ColumnLayout): FunctionRequests =
+    if (spec.frame.isSliding) {
+      FunctionRequests(
+        values = Seq(ValueRequest(layout.bind(spec.function.input), None, spec.resultType,
+          spec.ordinal)),
+        rangeEdges = FramePlanning.requests(spec.frame, layout))
+    } else {
+      FunctionRequests(aggregates = Seq(AggregateFamily.exact(spec.function, layout, spec.ordinal)))
+    }
+
+  override def kernel(spec: NthValueSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+    if (spec.frame.isSliding) {
+      val values = ops.values.head
+      new AggregateKernel.NthValueSliding(
+        new NthRow(FramePlanning.locator(spec.frame, ops, peers), spec.offset,
+          spec.function.ignoreNulls, values),
+        values)
+    } else AggregateFamily.kernelOver(spec.frame, ops, peers)
+
+  override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry("nth_value", kind,
+    FramePlanning.supported, s"${TypeSet.anyBufferable.description}; any offset, IGNORE NULLS"))
+}

@@ -1,0 +1,82 @@
+package fastwindow.functions
+
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.types.DataType
+
+import fastwindow.columns.ColumnLayout
+import fastwindow.frames.PeerGroups
+import fastwindow.kernels.{Kernel, OffsetKernel}
+import fastwindow.model.{FallbackReason, FunctionSpec, StreamBounds}
+import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+
+/**
+ * lead/lag: the value of `input` `offset` rows away (lag has a negative offset), or — with
+ * IGNORE NULLS — the |offset|-th non-null value after (before) the current row. When that row
+ * does not exist the result is `default` evaluated on the current row (`None` means null).
+ */
+final case class OffsetSpec(
+    ordinal: Int,
+    name: String,
+    input: Expression,
+    offset: Int,
+    default: Option[Expression],
+    ignoreNulls: Boolean) extends FunctionSpec {
+  override def resultType: DataType = input.dataType
+  override def needsPeers: Boolean = false
+  override def inputs: Seq[Expression] = (input +: default.toSeq).filterNot(_.foldable)
+  /** IGNORE NULLS may look arbitrarily far for the |offset|-th non-null value. */
+  override def streamBounds: Option[StreamBounds] =
+    if (ignoreNulls && offset != 0) None else Some(StreamBounds.ofOffsets(offset, offset))
+  override def readsRowsOnWrite: Boolean = true
+  override def describe: String = name
+}
+
+/** lead and lag, any constant offset, default and IGNORE NULLS: see [[OffsetKernel]]. */
+object OffsetFamily extends FunctionFamily[OffsetSpec] {
+
+  override def kind: String = "offset"
+  override def sqlNames: Seq[String] = Seq("lead", "lag")
+
+  override def plan(
+      function: Expression,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Option[Either[FallbackReason, OffsetSpec]] = function match {
+    case f: FrameLessOffsetWindowFunction => Some(offsetSpec(f, ordinal))
+    case _ => None
+  }
+
+  private def offsetSpec(f: FrameLessOffsetWindowFunction, ordinal: Int)
+      : Either[FallbackReason, OffsetSpec] = {
+    val name = f.prettyName
+    val offset = if (f.offset.foldable) f.offset.eval() else null
+    val default = Option(f.default).filterNot(d => d.foldable && d.eval() == null)
+    offset match {
+      case _: Int if !TypeSet.anyBufferable.contains(f.input.dataType) =>
+        Left(FallbackReason(FallbackReason.UnsupportedType,
+          s"$name of type ${f.input.dataType.sql} is not supported"))
+      // Nullability of nested fields may differ (ARRAY(9) is ARRAY<INT NOT NULL>): same values.
+      case _: Int if default.exists(d =>
+          !DataTypeUtils.equalsIgnoreNullability(d.dataType, f.input.dataType)) =>
+        Left(FallbackReason(FallbackReason.UnsupportedType,
+          s"$name with a default of type ${default.get.dataType.sql} for an input of type " +
+            s"${f.input.dataType.sql} is not supported"))
+      case o: Int => Right(OffsetSpec(ordinal, name, f.input, o, default, f.ignoreNulls))
+      case _ => Left(FallbackReason(FallbackReason.UnsupportedArgument,
+        s"$name with a non-constant offset ${f.offset.sql} is not supported"))
+    }
+  }
+
+  override def requests(spec: OffsetSpec, layout: ColumnLayout): FunctionRequests =
+    FunctionRequests(values = Seq(ValueRequest(
+      layout.bind(spec.input), spec.default.map(layout.bind), spec.resultType, spec.ordinal)))
+
+  override def kernel(spec: OffsetSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+    new OffsetKernel(spec.offset, spec.ignoreNulls, ops.values.head)
+
+  override def supportEntries: Seq[SupportEntry] = sqlNames.map { f =>
+    SupportEntry(f, kind, Seq(WindowSupport.OwnFrame),
+      s"${TypeSet.anyBufferable.description}; any offset, default, IGNORE NULLS")
+  }
+}

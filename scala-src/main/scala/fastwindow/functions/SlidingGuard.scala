@@ -1,0 +1,104 @@
+package fastwindow.functions
+
+import org.apache.spark.sql.catalyst.expressions.{Abs, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal, NumericEvalContext}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, DeclarativeAggregate, Kurtosis, Skewness, Sum}
+import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
+
+import fastwindow.model.FilteredAggregate
+import fastwindow.ops.{AggregateRequest, BoundAggregate}
+
+/**
+ * What the two stacks of a sliding frame combine for an aggregate, and when a frame must be
+ * recomputed row by row instead (`fastwindow.frames.TwoStacks`).
+ *
+ * Combining partial aggregates in another order than Spark's row-by-row loop is exact for count,
+ * min, max, bit operations and wrapping integral sums, and within float rounding for float sums.
+ * Where the order decides overflow (integral sums under ANSI/TRY, decimal sums and averages), the
+ * stacks combine a non-failing (LEGACY) copy of the aggregate next to a sum of |x| as double; a
+ * frame whose |x| sum comes near the type's limit is recomputed row by row with Spark's own
+ * expressions, so errors and nulls from overflow appear exactly where Spark produces them.
+ * Central moments (variance, standard deviation, skewness, kurtosis) merge partial moments where
+ * Spark updates row by row: within float rounding, and frames with a non-finite value or a sum of
+ * |x| from 1e100 up are recomputed row by row.
+ */
+object SlidingGuard {
+
+  /** The request the stacks combine for `agg`, and whether it carries a guard. */
+  def partial(agg: DeclarativeAggregate, columns: Seq[AttributeReference], ordinal: Int)
+      : AggregateRequest = {
+    def plain = AggregateRequest(BoundAggregate.of(Seq(agg), columns), agg.dataType, ordinal)
+    agg match {
+      // FILTER only decides which rows update the buffer: the guard is the aggregate's own, and
+      // the unfiltered sum of |x| bounds the filtered one.
+      case FilteredAggregate(inner, filter) =>
+        guard(inner).fold(plain) { case (partialAgg, input, safe) =>
+          checked(FilteredAggregate(partialAgg, filter), input, safe, columns, ordinal)
+        }
+      case other =>
+        guard(other).fold(plain) { case (partialAgg, input, safe) =>
+          checked(partialAgg, input, safe, columns, ordinal)
+        }
+    }
+  }
+
+  /** Whether some frames of `agg` are recomputed row by row (see above). */
+  def isGuarded(agg: DeclarativeAggregate): Boolean = agg match {
+    case FilteredAggregate(inner, _) => guard(inner).isDefined
+    case other => guard(other).isDefined
+  }
+
+  /**
+   * For aggregates whose partials may not be combined in any order everywhere: what the stacks
+   * combine instead (a non-failing copy), the input whose sum of |x| is watched, and the sum of
+   * |x| from which a frame is recomputed row by row.
+   */
+  private def guard(agg: DeclarativeAggregate): Option[(DeclarativeAggregate, Expression, Double)] =
+    agg match {
+      case s: Sum if s.dataType.isInstanceOf[DecimalType] ||
+          (s.dataType == LongType && s.evalContext.evalMode != EvalMode.LEGACY) =>
+        Some((s.copy(evalContext = s.evalContext.copy(evalMode = EvalMode.LEGACY)), s.child,
+          safeMagnitude(s.dataType)))
+      case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
+        Some((a.copy(evalMode = EvalMode.LEGACY), a.child, safeMagnitude(a.sumDataType)))
+      case c: CentralMomentAgg if c.isInstanceOf[Skewness] || c.isInstanceOf[Kurtosis] =>
+        Some((c, c.child, HigherMomentSafeMagnitude))
+      case c: CentralMomentAgg => Some((c, c.child, MomentSafeMagnitude))
+      case _ => None
+    }
+
+  /**
+   * Half of the largest magnitude a sum buffer of `sumType` holds: below it (as a sum of |x|),
+   * no partial sum of the frame can overflow in any order. Halved to absorb the double rounding
+   * of the |x| sum.
+   */
+  private def safeMagnitude(sumType: DataType): Double = sumType match {
+    case d: DecimalType => math.pow(10, d.precision - d.scale) / 2
+    case _ => math.pow(2, 62)
+  }
+
+  /**
+   * Central moments (Welford's updates row by row, merges of partials) agree within float
+   * rounding while no intermediate overflows; below this sum of |x| none does (powers and
+   * products of counts stay far below Double.MaxValue). A frame with a larger, infinite or NaN
+   * value is recomputed row by row, so NaN and infinity appear exactly where Spark's row-by-row
+   * updates produce them.
+   */
+  private val MomentSafeMagnitude = 1e100
+
+  /** The same bound for third and fourth moments (skewness, kurtosis): x^4 stays below 1e240. */
+  private val HigherMomentSafeMagnitude = 1e60
+
+  private def checked(
+      partialAgg: DeclarativeAggregate,
+      input: Expression,
+      safe: Double,
+      columns: Seq[AttributeReference],
+      ordinal: Int): AggregateRequest = {
+    val magnitude = Sum(Abs(Cast(input, DoubleType)), NumericEvalContext(EvalMode.LEGACY))
+    val partial = BoundAggregate.of(Seq(partialAgg, magnitude), columns)
+    val nearLimit = GreaterThanOrEqual(
+      Coalesce(Seq(magnitude.evaluateExpression, Literal(0.0))), Literal(safe))
+    AggregateRequest(partial, partialAgg.dataType, ordinal,
+      Some(BindReferences.bindReference(nearLimit, partial.bufferAttributes)))
+  }
+}

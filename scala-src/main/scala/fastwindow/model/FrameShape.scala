@@ -1,0 +1,109 @@
+package fastwindow.model
+
+import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder}
+
+/**
+ * The frames fastwindow evaluates, named by shape (the algorithm follows from the shape). Every
+ * property a shape has is a member here, so adding a shape is a compile error wherever it is
+ * not yet handled.
+ */
+sealed abstract class FrameShape(val sql: String) extends Serializable {
+  /** Whether the frame's edges depend on peer groups (rows with equal ORDER BY keys). */
+  def needsPeers: Boolean
+
+  /**
+   * How an aggregate over this frame streams (see [[StreamBounds]]): None when it needs the
+   * partition buffered. One more row of history for sliding frames: the two stacks keep the
+   * previous row's frame start.
+   */
+  def aggregateStreamBounds: Option[StreamBounds]
+
+  /** Frames that slide with the current row (both edges move forward), see `TwoStacks`. */
+  def isSliding: Boolean = this match {
+    case _: FrameShape.SlidingRows | _: FrameShape.SlidingRange => true
+    case _ => false
+  }
+}
+
+object FrameShape {
+  /** UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING (ROWS or RANGE): one result per partition. */
+  case object WholePartition extends FrameShape("UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING") {
+    override def needsPeers: Boolean = false
+    override def aggregateStreamBounds: Option[StreamBounds] = None
+  }
+
+  /** ROWS UNBOUNDED PRECEDING AND CURRENT ROW: accumulate one row at a time. */
+  case object RunningRows extends FrameShape("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW") {
+    override def needsPeers: Boolean = false
+    override def aggregateStreamBounds: Option[StreamBounds] = Some(StreamBounds.Immediate)
+  }
+
+  /** RANGE UNBOUNDED PRECEDING AND CURRENT ROW: accumulate a whole group of peers at a time. */
+  case object RunningRange extends FrameShape("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW") {
+    override def needsPeers: Boolean = true
+    override def aggregateStreamBounds: Option[StreamBounds] =
+      Some(StreamBounds.Immediate.copy(waitsForPeers = true))
+  }
+
+  /**
+   * Any other ROWS frame: rows `i + lower .. i + upper` of the partition for row i (negative
+   * offsets precede it; `None` is UNBOUNDED), clipped to the partition, possibly empty. Both
+   * bounds only move forward as i grows, so the frame slides: moving, shrinking and offset frames.
+   */
+  final case class SlidingRows(lower: Option[Int], upper: Option[Int])
+    extends FrameShape(s"ROWS BETWEEN ${boundSql(lower, "UNBOUNDED PRECEDING")} AND " +
+      boundSql(upper, "UNBOUNDED FOLLOWING")) {
+    override def needsPeers: Boolean = false
+    override def aggregateStreamBounds: Option[StreamBounds] =
+      upper.map(u => StreamBounds.ofOffsets(lower.fold(0L)(_.toLong - 1), u))
+
+    /**
+     * Buffered row i's frame, while n rows are buffered from partition position `base` on, is
+     * buffered rows `[first, last]`, empty when first > last; the partition start is at `-base`.
+     * Long arithmetic: offsets may be near Int.MaxValue.
+     */
+    def first(i: Int, n: Int, base: Int): Int =
+      lower.fold(-base)(o => math.max(-base.toLong, math.min(n.toLong, i.toLong + o)).toInt)
+    def last(i: Int, n: Int, base: Int): Int =
+      upper.fold(n - 1)(o => math.max(-1L - base, math.min(n - 1L, i.toLong + o)).toInt)
+  }
+
+  /**
+   * Any RANGE frame other than the whole partition and the running one: the rows whose order key
+   * lies between row i's lower and upper edges (see [[RangeEdge]]), found by two pointers that
+   * only move forward. `key` is the single ORDER BY key when an edge is a value offset. How far
+   * such a frame reaches depends on the keys, not on a row count, so it is never streamed.
+   */
+  final case class SlidingRange(
+      lower: RangeEdge,
+      upper: RangeEdge,
+      key: Option[SortOrder],
+      override val sql: String) extends FrameShape(sql) {
+    def edges: Seq[RangeEdge] = Seq(lower, upper)
+    override def needsPeers: Boolean = edges.contains(RangeEdge.CurrentRow)
+    override def aggregateStreamBounds: Option[StreamBounds] = None
+  }
+
+  private def boundSql(offset: Option[Int], unbounded: String): String = offset match {
+    case None => unbounded
+    case Some(0) => "CURRENT ROW"
+    case Some(o) if o < 0 => s"${-o.toLong} PRECEDING"
+    case Some(o) => s"$o FOLLOWING"
+  }
+}
+
+/** One edge of a RANGE frame. */
+sealed trait RangeEdge extends Serializable
+object RangeEdge {
+  /** UNBOUNDED PRECEDING (lower) or UNBOUNDED FOLLOWING (upper). */
+  case object Unbounded extends RangeEdge
+  /** CURRENT ROW: the edge of the current row's peer group. */
+  case object CurrentRow extends RangeEdge
+  /**
+   * `x PRECEDING` or `x FOLLOWING`: the rows whose key compares at or after (lower) or at or
+   * before (upper) `bound` in the ORDER BY direction. `bound` computes the edge value from the
+   * current row's key, which it reads as `BoundReference(0)`: the key plus the offset, built
+   * exactly as Spark's WindowExec builds it, so overflow, time zones and intervals are Spark's.
+   */
+  final case class Offset(bound: Expression) extends RangeEdge
+}
