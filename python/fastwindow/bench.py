@@ -43,6 +43,7 @@ __all__ = ["main", "WORKLOADS", "SHAPES"]
 
 SEGMENT_TREE_KEY = "spark.sql.window.segmentTree.enabled"
 SPLIT_MIXED_KEY = "spark.fastwindow.streaming.splitMixed"
+EXACT_FLOATS_KEY = "spark.fastwindow.exactFloats"
 FLOAT_TOLERANCE = 1e-9
 
 
@@ -180,17 +181,23 @@ class System:
 
 
 SPARK_SYSTEMS = [
-    System("fastwindow", {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false"}),
+    System("fastwindow", {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+                          EXACT_FLOATS_KEY: "false"}),
     # Mixed streamed/buffering windows as two operators (see spark.fastwindow.streaming.splitMixed).
     System("fastwindow_split",
-           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "true"}),
+           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "true",
+            EXACT_FLOATS_KEY: "false"}),
+    # Floating-point aggregates over sliding frames in Spark's order (spark.fastwindow.exactFloats).
+    System("fastwindow_exact",
+           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+            EXACT_FLOATS_KEY: "true"}),
     System("spark", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "false"}),
     System("spark_segtree", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "true"}),
 ]
 
 
 #: Systems compared with fastwindow in reports (ratio = theirs / fastwindow's), in column order.
-OTHER_SYSTEMS = ("fastwindow_split", "spark", "spark_segtree", "duckdb")
+OTHER_SYSTEMS = ("fastwindow_split", "fastwindow_exact", "spark", "spark_segtree", "duckdb")
 
 
 def _segment_tree_available(spark: Any) -> bool:
@@ -501,7 +508,8 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
     sized = [c for c in shown if c.group == "moving" and c.window_size]
     if sized:
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        colors = {"fastwindow": "tab:red", "fastwindow_split": "tab:orange", "spark": "tab:blue",
+        colors = {"fastwindow": "tab:red", "fastwindow_split": "tab:orange",
+                  "fastwindow_exact": "tab:purple", "spark": "tab:blue",
                   "spark_segtree": "tab:green",
                   "duckdb": "tab:gray"}
         styles = dict(zip(sorted({c.shape for c in sized}), ["-", "--", ":"]))
@@ -547,7 +555,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated workload names or groups (default all; quick a subset)")
     p.add_argument("--systems", default="fastwindow,spark,spark_segtree,duckdb",
                    help="comma-separated systems to compare, among fastwindow, "
-                        "fastwindow_split (spark.fastwindow.streaming.splitMixed on), spark, "
+                        "fastwindow_split (spark.fastwindow.streaming.splitMixed on), "
+                        "fastwindow_exact (spark.fastwindow.exactFloats on), spark, "
                         "spark_segtree, duckdb")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per system (median reported)")
     p.add_argument("--max-seconds", type=float, default=60.0,

@@ -129,6 +129,18 @@ object FastWindowConf {
       "4M rows: benchmarks/results/split_mixed_4M), hence off by default.",
     parse = bool)
 
+  val EXACT_FLOATS: Entry[Boolean] = entry(
+    "spark.fastwindow.exactFloats",
+    default = false,
+    doc = "Compute floating-point aggregates (sum of float/double, avg of any non-decimal, " +
+      "stddev, variance, skewness, kurtosis) over moving, shrinking and RANGE frames bit for " +
+      "bit as Spark does: " +
+      "each frame folded in row order from its first row, O(rows x frame width) like WindowExec " +
+      "but over primitive columns. When false they take O(rows) whatever the frame width and " +
+      "may differ from Spark's in the last bits (see the README's \"Exact results\"). Whole, " +
+      "running and all non-floating results are Spark's bit for bit either way.",
+    parse = bool)
+
   private def byteSize(key: String, raw: String): Long = {
     val bytes =
       try JavaUtils.byteStringAsBytes(raw) catch { case _: NumberFormatException => -1L }

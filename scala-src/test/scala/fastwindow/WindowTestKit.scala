@@ -165,7 +165,7 @@ object WindowTestKit {
     val out = new SpecificInternalRow(layout.functionTypes)
     val results = scala.collection.mutable.ArrayBuffer.empty[IndexedSeq[Any]]
     val policy = new EmitPolicy(Some(bounds), dropsRowsOnIngest = false)
-    def ready(complete: Boolean): Int = policy.ready(ev.numRows, ev.lastPeerGroupStart, complete)
+    def ready(complete: Boolean): Int = policy.ready(ev.numRows, ev, complete)
     def writeReady(complete: Boolean): Unit = while (results.size < ready(complete)) {
       results += writeRow(ev, results.size, out, layout.functionTypes)
       val keepFrom = policy.keepFrom(results.size, ev.numRows)

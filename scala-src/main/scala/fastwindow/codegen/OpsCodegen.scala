@@ -20,12 +20,28 @@ object OpsCodegen {
 
   /** Source and reference objects of generated ops (serializable, built on the driver). */
   final case class GeneratedSource(code: CodeAndComment, references: Array[Any]) {
-    /** Compiles (or fetches from Spark's cache) the class and creates one task's ops. */
-    def instantiate(columns: Array[Column]): OpsSet = {
+    /**
+     * Compiles (or fetches from Spark's cache) the class and creates one task's ops; returns them
+     * with the compiled class, which stands for this operator (one per distinct source and JVM).
+     */
+    def instantiate(columns: Array[Column]): (AnyRef, OpsSet) = {
       val (clazz, _) = CodeGenerator.compile(code)
-      clazz.generate(references).asInstanceOf[GeneratedOps].create(columns)
+      (clazz, clazz.generate(references).asInstanceOf[GeneratedOps].create(columns))
     }
   }
+
+  /**
+   * The operator's functions and frames, written into the source as a comment. Spark caches
+   * compiled classes by source, so this makes each distinct operator its own class, and so gives
+   * it its own copy of the frame algorithms (`fastwindow.exec.AlgorithmIsolation`): two operators
+   * whose ops are alike (a running and a moving sum of the same column) would otherwise share one
+   * copy, and its call sites would see both operators' kernels.
+   */
+  private def operatorName(plan: OpsPlan): String =
+    plan.layout.plan.functions.map(_.describe).mkString("; ").map {
+      case '\n' | '\r' | '\\' => ' '
+      case c => c
+    }
 
   def generate(plan: OpsPlan): GeneratedSource = {
     val ctx = new CodegenContext
@@ -54,6 +70,7 @@ object OpsCodegen {
          |  return new SpecificOps(references);
          |}
          |
+         |// The ops of the window functions: ${operatorName(plan)}
          |final class SpecificOps extends ${classOf[GeneratedOps].getName} {
          |  private Object[] references;
          |  ${columns.map(c => s"private ${g.columnClass(c)} ${g.columnField(c)};").mkString("\n")}

@@ -16,20 +16,29 @@ import fastwindow.model.{StreamBounds, WindowPlan}
 final class EmitPolicy(bounds: Option[StreamBounds], val dropsRowsOnIngest: Boolean)
   extends Serializable {
 
-  def streams: Boolean = bounds.isDefined
+  // Unpacked: `ready` runs twice per row.
+  val streams: Boolean = bounds.isDefined
+  private val lookahead = bounds.fold(0)(_.lookahead)
+  private val history = bounds.fold(0)(_.history)
+  private val waitsForPeers = bounds.exists(_.waitsForPeers)
 
-  /** Rows of a partition with `rows` ingested whose results can be written now. */
-  def ready(rows: Int, lastPeerGroupStart: Int, complete: Boolean): Int =
+  /**
+   * Rows of a partition with `rows` ingested whose results can be written now; `peers` tells
+   * where its last peer group starts (asked only when that matters).
+   */
+  def ready(rows: Int, peers: PeerProgress, complete: Boolean): Int =
     if (complete) rows
-    else bounds match {
-      case None => 0
-      case Some(b) if b.waitsForPeers => math.min(rows - b.lookahead, lastPeerGroupStart)
-      case Some(b) => rows - b.lookahead
-    }
+    else if (!streams) 0
+    else if (waitsForPeers) math.min(rows - lookahead, peers.lastPeerGroupStart)
+    else rows - lookahead
 
   /** The first row a result after the first `emitted` ones may read (of `rows` ingested). */
-  def keepFrom(emitted: Int, rows: Int): Long =
-    math.min(emitted.toLong - bounds.fold(0)(_.history), rows - 1L)
+  def keepFrom(emitted: Int, rows: Int): Long = math.min(emitted.toLong - history, rows - 1L)
+}
+
+/** Where the last (maybe still growing) peer group of the rows ingested so far starts. */
+trait PeerProgress {
+  def lastPeerGroupStart: Int
 }
 
 object EmitPolicy {

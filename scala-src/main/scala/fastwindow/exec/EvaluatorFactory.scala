@@ -45,10 +45,15 @@ final class EvaluatorFactory private (
   /** A new evaluator of the same kind as `like`, its buffers at initial size. */
   def renew(like: WindowEvaluator): WindowEvaluator = build(like.generated)
 
+  /** Generated: with the operator's own copy of the algorithms ([[AlgorithmIsolation]]). */
   private def build(generated: Boolean): WindowEvaluator = {
     val columns = layout.newColumns()
-    val ops = if (generated) source.get.instantiate(columns) else InterpretedOps(opsPlan, columns)
-    new WindowEvaluator(plan, layout, columns, ops, generated)
+    if (generated) {
+      val (operator, ops) = source.get.instantiate(columns)
+      AlgorithmIsolation.newEvaluator(operator, plan, layout, columns, ops)
+    } else {
+      new KernelEvaluator(plan, layout, columns, InterpretedOps(opsPlan, columns), generated = false)
+    }
   }
 }
 

@@ -31,16 +31,11 @@ final class OutputAssembler(
     if (direct) OutputAssembler.fixedWidthRow(plan.functions.size)
     else new SpecificInternalRow(plan.resultTypes)
 
-  private val project: InternalRow => UnsafeRow =
-    if (direct) {
-      val row = results.asInstanceOf[UnsafeRow]
-      _ => row
-    } else {
-      val projection =
-        if (interpreted) InterpretedUnsafeProjection.createProjection(plan.outputs)
-        else UnsafeProjection.create(plan.outputs)
-      row => projection(row)
-    }
+  /** Computes the outputs from `results` (None when `results` already is the output row). */
+  private val projection: Option[UnsafeProjection] =
+    if (direct) None
+    else if (interpreted) Some(InterpretedUnsafeProjection.createProjection(plan.outputs))
+    else Some(UnsafeProjection.create(plan.outputs))
 
   private val appender = new RowAppender(childTypes, plan.outputs.map(_.dataType))
   /** The serialized outputs of the results last written; reused by the projection. */
@@ -50,7 +45,8 @@ final class OutputAssembler(
   val resultsPerPartition: Boolean = plan.resultsPerPartition
 
   /** Serializes the outputs of what the evaluator just wrote into `results`. */
-  def resultsWritten(): Unit = outputs = project(results)
+  def resultsWritten(): Unit =
+    outputs = if (projection.isEmpty) results.asInstanceOf[UnsafeRow] else projection.get(results)
 
   /** The output row of `child` with the last results; valid until the next call. */
   def join(child: UnsafeRow): UnsafeRow = appender(child, outputs)

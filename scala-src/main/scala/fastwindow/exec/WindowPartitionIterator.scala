@@ -48,6 +48,8 @@ final class WindowPartitionIterator(
   private var bufferedRows: Iterator[UnsafeRow] = Iterator.empty
   /** All rows of the current partition have been ingested (true before the first one). */
   private var complete = true
+  /** Rows of the current partition ingested (the evaluator's `numRows`, kept here: read per row). */
+  private var ingested = 0
   /** Rows of the current partition already returned. */
   private var emitted = 0
   private var released = false
@@ -58,7 +60,7 @@ final class WindowPartitionIterator(
   private var startNanos = 0L
 
   override def hasNext: Boolean =
-    handedOverHasNext || emitted < evaluator.numRows || reader.hasRow || {
+    handedOverHasNext || emitted < ingested || reader.hasRow || {
       // A streamed last partition may be fully returned before the input says it has ended.
       if (!complete) finishPartition()  // which may hand the partition over
       handedOverHasNext || { close(); false }
@@ -87,11 +89,11 @@ final class WindowPartitionIterator(
     out
   }
 
-  private def ready: Int = policy.ready(evaluator.numRows, evaluator.lastPeerGroupStart, complete)
+  private def ready: Int = policy.ready(ingested, evaluator, complete)
 
   /** Rows that are ready and waiting where they can be read (the buffer only once complete). */
   private def emittable: Int =
-    if (complete) evaluator.numRows else math.min(ready, emitted + pending.size)
+    if (complete) ingested else math.min(ready, emitted + pending.size)
 
   private def startPartition(): Unit = {
     reader.startPartition()
@@ -100,6 +102,7 @@ final class WindowPartitionIterator(
     memory.startPartition()
     overflowed = !policy.streams
     bufferedRows = Iterator.empty
+    ingested = 0
     emitted = 0
     complete = false
   }
@@ -107,7 +110,8 @@ final class WindowPartitionIterator(
   /** Ingests `row`; returns its output if it is ready at once, else keeps it waiting. */
   private def ingest(row: UnsafeRow): InternalRow = {
     evaluator.ingest(row)
-    val out = if (pending.isEmpty && !overflowed && ready == evaluator.numRows) {
+    ingested += 1
+    val out = if (pending.isEmpty && !overflowed && ready == ingested) {
       emit(row)
     } else {
       if (overflowed || pending.isFull) {
@@ -119,8 +123,8 @@ final class WindowPartitionIterator(
       null
     }
     // After the row is stored: a partition handed over here goes to Spark with this row.
-    if (evaluator.numRows % DiscardBatch == 0) {
-      if (policy.dropsRowsOnIngest) evaluator.discardBefore(evaluator.numRows - 1)
+    if (ingested % DiscardBatch == 0) {
+      if (policy.dropsRowsOnIngest) evaluator.discardBefore(ingested - 1)
       checkMemory()
     }
     out
@@ -146,9 +150,9 @@ final class WindowPartitionIterator(
   /** Drops rows no later result reads, once they are many and most of the buffer (amortized O(1)). */
   private def discardOldRows(): Unit = {
     val first = evaluator.firstBufferedRow
-    val keepFrom = policy.keepFrom(emitted, evaluator.numRows)
+    val keepFrom = policy.keepFrom(emitted, ingested)
     val drop = keepFrom - first
-    if (drop >= DiscardBatch && 2 * drop >= evaluator.numRows - first) {
+    if (drop >= DiscardBatch && 2 * drop >= ingested - first) {
       evaluator.discardBefore(keepFrom.toInt)
     }
   }
@@ -160,10 +164,9 @@ final class WindowPartitionIterator(
    */
   private def checkMemory(): Unit = {
     val toCome =
-      if (!policy.streams && !complete) 2L * evaluator.stateBytesPerRow * evaluator.numRows else 0L
+      if (!policy.streams && !complete) 2L * evaluator.stateBytesPerRow * ingested else 0L
     val canHandOver = emitted == 0 && !complete
-    if (memory.mustHandOver(evaluator.bufferBytes + pending.bytes, toCome, canHandOver,
-        evaluator.numRows)) {
+    if (memory.mustHandOver(evaluator.bufferBytes + pending.bytes, toCome, canHandOver, ingested)) {
       handOver()
     }
   }
@@ -177,6 +180,7 @@ final class WindowPartitionIterator(
     val waiting = Iterator.fill(pending.size)(pending.poll())
     val buffered = if (overflowed) rowBuffer.iterator else Iterator.empty
     evaluator = evaluators.renew(evaluator)
+    ingested = 0  // as the fresh evaluator's; Spark's rows are counted as they are returned
     memory.release()
     handedOverRows = 0
     handedOver = sparkWindow(waiting ++ buffered ++ reader.restOfPartition)
@@ -201,7 +205,7 @@ final class WindowPartitionIterator(
     complete = true
     if (overflowed) bufferedRows = rowBuffer.iterator
     metrics.partitions += 1
-    metrics.outputRows += evaluator.numRows
+    metrics.outputRows += ingested
     (if (overflowed) metrics.bufferedPartitions else metrics.streamedPartitions) += 1
   }
 

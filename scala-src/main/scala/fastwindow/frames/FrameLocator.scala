@@ -36,11 +36,21 @@ object FrameLocator {
     }
 }
 
-/** ROWS frames: fixed offsets from the current row, clipped to the partition. */
+/**
+ * ROWS frames ([[FrameShape.SlidingRows]]): buffered row i's frame, while n rows are buffered from
+ * partition position `peers.base` on, is rows i + lower .. i + upper clipped to the partition,
+ * whose start is buffered row `-base`. Long arithmetic: offsets may be near Int.MaxValue.
+ */
 final class RowsLocator(frame: FrameShape.SlidingRows, peers: PeerGroups) extends FrameLocator {
+  private val fromStart = frame.lower.isEmpty
+  private val lower = frame.lower.fold(0L)(_.toLong)
+  private val toEnd = frame.upper.isEmpty
+  private val upper = frame.upper.fold(0L)(_.toLong)
+
   override def locate(i: Int, n: Int): Unit = {
-    first = frame.first(i, n, peers.base)
-    last = frame.last(i, n, peers.base)
+    val base = peers.base
+    first = if (fromStart) -base else math.max(-base.toLong, math.min(n.toLong, i + lower)).toInt
+    last = if (toEnd) n - 1 else math.max(-1L - base, math.min(n - 1L, i + upper)).toInt
   }
 }
 

@@ -7,7 +7,8 @@ import org.apache.spark.sql.execution.aggregate.{ScalaAggregator, ScalaUDAF}
 import org.apache.spark.sql.types.{BooleanType, DataType}
 
 import fastwindow.columns.ColumnLayout
-import fastwindow.frames.{PeerGroups, TwoStacks}
+import fastwindow.FastWindowConf
+import fastwindow.frames.{InSparkOrder, PeerGroups, TwoStacks}
 import fastwindow.kernels.{AggregateKernel, Kernel}
 import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, FunctionSpec, StreamBounds}
 import fastwindow.ops.{AggregateRequest, BoundAggregate, FunctionOps, FunctionRequests}
@@ -16,9 +17,15 @@ import fastwindow.ops.{AggregateRequest, BoundAggregate, FunctionOps, FunctionRe
  * A declarative aggregate over a frame. It is evaluated with the aggregate's own
  * initial/update/merge/evaluate expressions, so results, types, overflow behaviour and errors are
  * Spark's by construction.
+ *
+ * @param inSparkOrder a sliding frame folded in Spark's order, bit for bit, instead of by the two
+ *                     stacks (floating-point aggregates with `spark.fastwindow.exactFloats`)
  */
-final case class AggregateSpec(ordinal: Int, function: DeclarativeAggregate, frame: FrameShape)
-  extends FunctionSpec {
+final case class AggregateSpec(
+    ordinal: Int,
+    function: DeclarativeAggregate,
+    frame: FrameShape,
+    inSparkOrder: Boolean = false) extends FunctionSpec {
   override def resultType: DataType = function.dataType
   override def needsPeers: Boolean = frame.needsPeers
   override def inputs: Seq[Expression] =
@@ -31,8 +38,10 @@ final case class AggregateSpec(ordinal: Int, function: DeclarativeAggregate, fra
   override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
   override def resultPerPartition: Boolean = frame == FrameShape.WholePartition
   override def streamBounds: Option[StreamBounds] = frame match {
-    // A frame from the partition start is recomputed row by row near overflow limits.
-    case FrameShape.SlidingRows(None, Some(_)) if SlidingGuard.isGuarded(function) => None
+    // The two stacks fold a guarded frame from the partition start in Spark's order near
+    // overflow limits, which needs its rows.
+    case FrameShape.SlidingRows(None, Some(_)) if !inSparkOrder && SlidingGuard.isGuarded(function) =>
+      None
     case other => other.aggregateStreamBounds
   }
   override def describe: String = s"${function.prettyName} over ${frame.sql}"
@@ -168,8 +177,11 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
             Left(FallbackReason(FallbackReason.UnsupportedFunction,
               s"$name(...) FILTER (WHERE ${f.sql}) is not supported"))
           case (None, None) =>
+            val inSparkOrder =
+              FastWindowConf.EXACT_FLOATS.get() && SlidingGuard.roundsByOrder(declarative)
             framed(name, frame, orderSpec) { shape =>
-              AggregateSpec(ordinal, filter.fold(declarative)(FilteredAggregate(declarative, _)), shape)
+              AggregateSpec(ordinal, filter.fold(declarative)(FilteredAggregate(declarative, _)),
+                shape, inSparkOrder && shape.isSliding)
             }
         }
     }
@@ -201,12 +213,17 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
       agg.dataType, ordinal)
 
   /**
-   * Whole and running frames: one request, the aggregate itself. Sliding frames: what the two
-   * stacks combine ([[SlidingGuard]]), then, when it is guarded, the aggregate itself for frames
-   * recomputed row by row; then the frame's RANGE edges.
+   * Whole and running frames, and sliding frames folded in Spark's order: one request, the
+   * aggregate itself. Other sliding frames: what the two stacks combine ([[SlidingGuard]]), then,
+   * when it is guarded, the aggregate itself for frames folded in Spark's order. Sliding frames
+   * then add their RANGE edges.
    */
   override def requests(spec: AggregateSpec, layout: ColumnLayout): FunctionRequests =
-    if (spec.frame.isSliding) {
+    if (spec.inSparkOrder) {
+      FunctionRequests(
+        aggregates = Seq(exact(spec.function, layout, spec.ordinal)),
+        rangeEdges = FramePlanning.requests(spec.frame, layout))
+    } else if (spec.frame.isSliding) {
       val partial = SlidingGuard.partial(
         columnar(spec.function, layout), layout.attributes, spec.ordinal)
       val exactToo = if (partial.needsExact.isDefined) {
@@ -220,18 +237,24 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
     }
 
   override def kernel(spec: AggregateSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
-    AggregateFamily.kernelOver(spec.frame, ops, peers)
+    kernelOver(spec.frame, ops, peers, spec.inSparkOrder)
 
   /** The aggregate kernel of `frame` over `ops` (laid out by [[requests]]). */
-  def kernelOver(frame: FrameShape, ops: FunctionOps, peers: PeerGroups): Kernel = {
+  def kernelOver(
+      frame: FrameShape,
+      ops: FunctionOps,
+      peers: PeerGroups,
+      inSparkOrder: Boolean = false): Kernel = {
     val main = ops.aggregates.head
     frame match {
       case FrameShape.WholePartition => new AggregateKernel.WholePartition(main)
       case FrameShape.RunningRows => new AggregateKernel.RunningRows(main)
       case FrameShape.RunningRange => new AggregateKernel.RunningRange(main, peers)
       case _: FrameShape.SlidingRows | _: FrameShape.SlidingRange =>
-        new AggregateKernel.Sliding(new TwoStacks(
-          FramePlanning.locator(frame, ops, peers), main, ops.aggregates.lift(1)))
+        val locator = FramePlanning.locator(frame, ops, peers)
+        new AggregateKernel.Sliding(
+          if (inSparkOrder) new InSparkOrder(locator, main)
+          else new TwoStacks(locator, main, ops.aggregates.lift(1)))
     }
   }
 

@@ -4,8 +4,8 @@ import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import org.apache.spark.sql.types.DataType
 
 import fastwindow.frames.PeerGroups
-import fastwindow.kernels.{Kernel, RankingKernel, RankingKind}
-import fastwindow.model.{FallbackReason, FunctionSpec, StreamBounds}
+import fastwindow.kernels.{Kernel, RankingKernel}
+import fastwindow.model.{FallbackReason, FunctionSpec, RankingKind, StreamBounds}
 import fastwindow.ops.FunctionOps
 
 final case class RankingSpec(ordinal: Int, kind: RankingKind, resultType: DataType)

@@ -41,6 +41,21 @@ object SlidingGuard {
     }
   }
 
+  /**
+   * Whether combining `agg`'s partials in another order than Spark's row loop may round
+   * differently: floating-point sums, averages of any non-decimal type (Spark sums them as
+   * doubles), and the central moments. (Integral and
+   * decimal sums are exact where they do not overflow, and guarded where they might; min, max,
+   * counts, bit operations and first/last do not depend on the order.)
+   */
+  def roundsByOrder(agg: DeclarativeAggregate): Boolean = agg match {
+    case FilteredAggregate(inner, _) => roundsByOrder(inner)
+    case s: Sum => s.dataType == DoubleType
+    case a: Average => a.sumDataType == DoubleType  // avg of any non-decimal number sums doubles
+    case _: CentralMomentAgg => true
+    case _ => false
+  }
+
   /** Whether some frames of `agg` are recomputed row by row (see above). */
   def isGuarded(agg: DeclarativeAggregate): Boolean = agg match {
     case FilteredAggregate(inner, _) => guard(inner).isDefined

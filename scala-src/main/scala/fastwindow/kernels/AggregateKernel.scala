@@ -2,14 +2,14 @@ package fastwindow.kernels
 
 import org.apache.spark.sql.catalyst.InternalRow
 
-import fastwindow.frames.{NthRow, PeerGroups, TwoStacks}
+import fastwindow.frames.{NthRow, PeerGroups, SlidingAggregate}
 import fastwindow.ops.{AggregateOps, ValueOps}
 
 /**
  * A declarative aggregate (count, sum, avg, min, max, stddev, first, ...) over a frame, one class
  * per frame shape. The aggregate's own expressions run in its [[AggregateOps]] (types, null
  * handling, ANSI overflow errors and decimal rounding are Spark's by construction); these
- * kernels decide which rows go into which aggregation buffer, in one slot unless noted.
+ * kernels decide which rows go into which aggregation buffer, the accumulator unless noted.
  */
 object AggregateKernel {
 
@@ -18,19 +18,19 @@ object AggregateKernel {
    * so the partition's rows need not stay buffered.
    */
   final class WholePartition(ops: AggregateOps) extends Kernel {
-    override def startPartition(): Unit = ops.init(0)
-    override def ingested(r: Int): Unit = ops.update(0, r)
-    override def finishPartition(n: Int): Unit = ops.evaluate(0)
+    override def startPartition(): Unit = ops.reset()
+    override def readsOnIngest: Boolean = true
+    override def ingested(r: Int): Unit = ops.add(r)
+    override def finishPartition(n: Int): Unit = ops.evaluate()
     override def write(i: Int, n: Int, out: InternalRow): Unit = ops.writeResult(out)
   }
 
   /** ROWS UNBOUNDED PRECEDING AND CURRENT ROW: O(n), one update and one evaluation per row. */
   final class RunningRows(ops: AggregateOps) extends Kernel {
-    override def startPartition(): Unit = ops.init(0)
+    override def startPartition(): Unit = ops.reset()
     override def write(i: Int, n: Int, out: InternalRow): Unit = {
-      ops.update(0, i)
-      ops.evaluate(0)
-      ops.writeResult(out)
+      ops.add(i)
+      ops.write(out)
     }
   }
 
@@ -39,21 +39,24 @@ object AggregateKernel {
    * reached and evaluated once.
    */
   final class RunningRange(ops: AggregateOps, peers: PeerGroups) extends Kernel {
-    override def startPartition(): Unit = ops.init(0)
+    override def startPartition(): Unit = ops.reset()
     override def write(i: Int, n: Int, out: InternalRow): Unit = {
       if (i == peers.start) {
-        ops.updateRange(0, peers.start, peers.end)
-        ops.evaluate(0)
+        ops.addRange(peers.start, peers.end)
+        ops.evaluate()
       }
       ops.writeResult(out)
     }
   }
 
-  /** Sliding ROWS and RANGE frames: O(n) whatever their width, by [[TwoStacks]]. */
-  final class Sliding(stacks: TwoStacks) extends Kernel {
+  /**
+   * Sliding ROWS and RANGE frames: O(n) whatever their width by the two stacks
+   * (`fastwindow.frames.TwoStacks`), or folded in Spark's order (`fastwindow.frames.InSparkOrder`).
+   */
+  final class Sliding(stacks: SlidingAggregate) extends Kernel {
     override def startPartition(): Unit = stacks.reset()
     override def write(i: Int, n: Int, out: InternalRow): Unit =
-      stacks.evaluate(i, n).writeResult(out)
+      stacks.write(i, n, out)
     override def shift(d: Int): Unit = stacks.shift(d)
     override def stateBytes: Long = stacks.stateBytes
     override def stateBytesPerRow: Long = stacks.stateBytesPerRow

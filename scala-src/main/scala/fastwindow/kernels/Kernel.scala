@@ -20,6 +20,8 @@ import org.apache.spark.sql.catalyst.InternalRow
  */
 abstract class Kernel {
   def startPartition(): Unit = {}
+  /** Whether `ingested` does anything (only those kernels are called per ingested row). */
+  def readsOnIngest: Boolean = false
   def ingested(r: Int): Unit = {}
   def finishPartition(n: Int): Unit = {}
   def write(i: Int, n: Int, out: InternalRow): Unit

@@ -56,16 +56,6 @@ object FrameShape {
     override def needsPeers: Boolean = false
     override def aggregateStreamBounds: Option[StreamBounds] =
       upper.map(u => StreamBounds.ofOffsets(lower.fold(0L)(_.toLong - 1), u))
-
-    /**
-     * Buffered row i's frame, while n rows are buffered from partition position `base` on, is
-     * buffered rows `[first, last]`, empty when first > last; the partition start is at `-base`.
-     * Long arithmetic: offsets may be near Int.MaxValue.
-     */
-    def first(i: Int, n: Int, base: Int): Int =
-      lower.fold(-base)(o => math.max(-base.toLong, math.min(n.toLong, i.toLong + o)).toInt)
-    def last(i: Int, n: Int, base: Int): Int =
-      upper.fold(n - 1)(o => math.max(-1L - base, math.min(n - 1L, i.toLong + o)).toInt)
   }
 
   /**

@@ -6,9 +6,9 @@ import org.apache.spark.sql.catalyst.expressions.{EmptyRow, InterpretedMutablePr
 import fastwindow.columns.{Column, ColumnarRowView}
 
 /**
- * [[AggregateOps]] by `Expression.eval`: each slot is a row of the aggregation buffer, updated by
- * Spark's interpreted mutable projections (which evaluate every expression before writing, as
- * the contract asks).
+ * [[AggregateOps]] by `Expression.eval`: the accumulator and each slot are rows of the
+ * aggregation buffer, updated by Spark's interpreted mutable projections (which evaluate every
+ * expression before writing).
  */
 final class InterpretedAggregateOps(request: AggregateRequest, columns: Array[Column])
   extends AggregateOps(request.slotBytes) {
@@ -22,6 +22,9 @@ final class InterpretedAggregateOps(request: AggregateRequest, columns: Array[Co
   private val view = new ColumnarRowView(columns)
   private val withRow = new JoinedRow
   private val pair = new JoinedRow
+  private val acc = new SpecificInternalRow(types)
+  /** Scratch buffers: a row's own buffer, an empty frame's, a merge that is only written. */
+  private val scratch = new SpecificInternalRow(types)
   private var buffers = new Array[InternalRow](AggregateOps.InitialSlots)
   private var result: Any = null
 
@@ -34,34 +37,41 @@ final class InterpretedAggregateOps(request: AggregateRequest, columns: Array[Co
     b
   }
 
+  private def initialize(buffer: InternalRow): InternalRow = initial.target(buffer)(EmptyRow)
+
+  private def update(buffer: InternalRow, row: Int): InternalRow = {
+    view.row = row
+    updates.target(buffer)(withRow(buffer, view))
+  }
+
+  override def reset(): Unit = initialize(acc)
+  override def add(row: Int): Unit = update(acc, row)
+
+  override def addRange(from: Int, until: Int): Unit = {
+    var j = from
+    while (j < until) { update(acc, j); j += 1 }
+  }
+
+  override def evaluate(): Unit = result = bound.evaluate.eval(acc)
+
+  override def writeResult(out: InternalRow): Unit =
+    if (result == null) out.setNullAt(ordinal) else out.update(ordinal, result)
+
+  override def write(out: InternalRow): Boolean = written(acc, out)
+
+  override def writeEmpty(out: InternalRow): Unit = written(initialize(scratch), out)
+
   override def slots: Int = buffers.length
 
   override def growSlots(minSlots: Int): Unit = if (minSlots > buffers.length) {
     buffers = java.util.Arrays.copyOf(buffers, AggregateOps.grownSlots(buffers.length, minSlots))
   }
 
-  override def init(s: Int): Unit = initial.target(slot(s))(EmptyRow)
-
-  override def update(s: Int, row: Int): Unit = {
-    val b = slot(s)
-    view.row = row
-    updates.target(b)(withRow(b, view))
-  }
-
-  override def updateRange(s: Int, from: Int, until: Int): Unit = {
-    var j = from
-    while (j < until) { update(s, j); j += 1 }
-  }
-
-  override def merge(s: Int, left: Int, right: Int): Unit =
-    merges.target(slot(s))(pair(slot(left), slot(right)))
-
-  override def foldSuffix(base: Int, from: Int, until: Int): Unit = {
+  override def foldSuffix(from: Int, until: Int): Unit = {
     var j = until - 1
     while (j >= from) {
-      init(base + j)
-      update(base + j, j)
-      if (j < until - 1) merge(base + j, base + j, base + j + 1)
+      val own = update(initialize(if (j == until - 1) slot(j) else scratch), j)
+      if (j < until - 1) merges.target(slot(j))(pair(own, slot(j + 1)))
       j -= 1
     }
   }
@@ -82,10 +92,15 @@ final class InterpretedAggregateOps(request: AggregateRequest, columns: Array[Co
     }
   }
 
-  override def evaluate(s: Int): Unit = result = bound.evaluate.eval(slot(s))
+  override def writeMerged(s: Int, out: InternalRow): Boolean =
+    written(merges.target(scratch)(pair(slot(s), acc)), out)
 
-  override def writeResult(out: InternalRow): Unit =
-    if (result == null) out.setNullAt(ordinal) else out.update(ordinal, result)
-
-  override def needsExact(s: Int): Boolean = request.needsExact.exists(_.eval(slot(s)) == true)
+  /** Unless the guard fires on `buffer`: evaluates it and writes the result. */
+  private def written(buffer: InternalRow, out: InternalRow): Boolean =
+    if (request.needsExact.exists(_.eval(buffer) == true)) false
+    else {
+      result = bound.evaluate.eval(buffer)
+      writeResult(out)
+      true
+    }
 }

@@ -90,20 +90,24 @@ class TaskLoopPartsSuite extends AnyFunSuite {
   // ---------------------------------------------------------------------------------------------
   // EmitPolicy
 
+  private def peersAt(start: Int): PeerProgress = new PeerProgress {
+    override def lastPeerGroupStart: Int = start
+  }
+
   test("EmitPolicy without bounds returns nothing before the partition is complete") {
     val p = new EmitPolicy(None, dropsRowsOnIngest = false)
     assert(!p.streams)
-    assert(p.ready(100, lastPeerGroupStart = 50, complete = false) == 0)
-    assert(p.ready(100, lastPeerGroupStart = 50, complete = true) == 100)
+    assert(p.ready(100, peersAt(50), complete = false) == 0)
+    assert(p.ready(100, peersAt(50), complete = true) == 100)
   }
 
   test("EmitPolicy with look-ahead and history: which rows are ready, which are kept") {
     val p = new EmitPolicy(Some(StreamBounds(lookahead = 2, history = 3, waitsForPeers = false)),
       dropsRowsOnIngest = false)
     assert(p.streams)
-    assert(p.ready(1, 0, complete = false) <= 0, "row 0 waits for two more rows")
-    assert(p.ready(10, 0, complete = false) == 8)
-    assert(p.ready(10, 0, complete = true) == 10)
+    assert(p.ready(1, peersAt(0), complete = false) <= 0, "row 0 waits for two more rows")
+    assert(p.ready(10, peersAt(0), complete = false) == 8)
+    assert(p.ready(10, peersAt(0), complete = true) == 10)
     assert(p.keepFrom(emitted = 8, rows = 10) == 5)
     assert(p.keepFrom(emitted = 2, rows = 10) == -1, "nothing before the partition start")
     val noHistory = new EmitPolicy(Some(StreamBounds.Immediate), dropsRowsOnIngest = false)
@@ -114,10 +118,10 @@ class TaskLoopPartsSuite extends AnyFunSuite {
     val p = new EmitPolicy(Some(StreamBounds.Immediate.copy(waitsForPeers = true)),
       dropsRowsOnIngest = false)
     // 10 rows ingested; the last group (maybe still growing) starts at row 6.
-    assert(p.ready(10, lastPeerGroupStart = 6, complete = false) == 6)
-    assert(p.ready(10, lastPeerGroupStart = 6, complete = true) == 10)
+    assert(p.ready(10, peersAt(6), complete = false) == 6)
+    assert(p.ready(10, peersAt(6), complete = true) == 10)
     val withLookahead = new EmitPolicy(Some(StreamBounds(3, 0, waitsForPeers = true)), false)
-    assert(withLookahead.ready(10, lastPeerGroupStart = 9, complete = false) == 7)
+    assert(withLookahead.ready(10, peersAt(9), complete = false) == 7)
   }
 
   test("EmitPolicy of a plan: streams only when asked and when every function can") {

@@ -2,13 +2,16 @@ package fastwindow.functions
 
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
+import org.apache.spark.sql.execution.aggregate.{ScalaAggregator, ScalaUDAF}
+import org.apache.spark.sql.expressions.{Aggregator, MutableAggregationBuffer, UserDefinedAggregateFunction}
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
 import fastwindow.WindowTestKit._
 import fastwindow.explain.WindowReport
-import fastwindow.kernels.RankingKind
-import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, WindowPlan}
+import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, RankingKind, WindowPlan}
 
 /**
  * [[WindowSupport.check]], the planner's decision: supported mixes of functions and frames give a
@@ -255,6 +258,22 @@ class WindowSupportSuite extends AnyFunSuite {
     }
   }
 
+  test("user-defined aggregates name their registered name or class") {
+    val udaf = new SumOfLongs
+    val aggregator = new CountLongs
+    val encoder = ExpressionEncoder[Long]()
+    for ((fn, name) <- Seq(
+        ScalaUDAF(Seq(l), udaf) -> classOf[SumOfLongs].getName,
+        ScalaUDAF(Seq(l), udaf, udafName = Some("my_sum")) -> "my_sum",
+        ScalaAggregator(Seq(l), aggregator, encoder, encoder) -> classOf[CountLongs].getName,
+        ScalaAggregator(Seq(l), aggregator, encoder, encoder, aggregatorName = Some("my_count")) ->
+          "my_count")) {
+      val r = reason(Seq(win(agg(fn), byK, wholeRows)))
+      assertMentions(r, name, "not supported")
+      assert(!r.contains("aggregate function  is"), r)
+    }
+  }
+
   test("supported: nth_value over sliding frames, buffered (it is found by position, not merged)") {
     for (frame <- Seq(rows(preceding(1), CurrentRow), rows(CurrentRow, UnboundedFollowing),
         rows(UnboundedPreceding, preceding(2)))) {
@@ -359,4 +378,29 @@ class WindowSupportSuite extends AnyFunSuite {
     assert(check(Seq(win(Rank(byNull.map(_.child)), byNull),
       win(agg(Count(Literal(1))), byNull, runningRange)), byNull).isRight)
   }
+}
+
+/** A user-defined aggregate (the deprecated UDAF API) that fastwindow leaves to Spark. */
+@deprecated("exercises the deprecated UDAF API on purpose", "")
+class SumOfLongs extends UserDefinedAggregateFunction {
+  override def inputSchema: StructType = StructType(Seq(StructField("x", LongType)))
+  override def bufferSchema: StructType = StructType(Seq(StructField("s", LongType)))
+  override def dataType: DataType = LongType
+  override def deterministic: Boolean = true
+  override def initialize(buffer: MutableAggregationBuffer): Unit = buffer(0) = 0L
+  override def update(buffer: MutableAggregationBuffer, input: Row): Unit =
+    if (!input.isNullAt(0)) buffer(0) = buffer.getLong(0) + input.getLong(0)
+  override def merge(buffer: MutableAggregationBuffer, other: Row): Unit =
+    buffer(0) = buffer.getLong(0) + other.getLong(0)
+  override def evaluate(buffer: Row): Any = buffer.getLong(0)
+}
+
+/** A typed Aggregator that fastwindow leaves to Spark. */
+class CountLongs extends Aggregator[Long, Long, Long] {
+  override def zero: Long = 0L
+  override def reduce(b: Long, a: Long): Long = b + 1
+  override def merge(b1: Long, b2: Long): Long = b1 + b2
+  override def finish(reduction: Long): Long = reduction
+  override def bufferEncoder: org.apache.spark.sql.Encoder[Long] = ExpressionEncoder[Long]()
+  override def outputEncoder: org.apache.spark.sql.Encoder[Long] = ExpressionEncoder[Long]()
 }
