@@ -94,3 +94,24 @@ lazy val root = (project in file("."))
     // -oD: per-test durations in the log, useful for spotting slow Spark suites in CI.
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
   )
+
+// Spark's own window test suites, run against the installed Spark with fastwindow on and off by
+// tests/spark_suites.py (which asks this project for its classpath). Maven Central serves Spark's
+// test-jars up to 4.2.0; they run against the 4.3 runtime too (the runner lists the few tests that
+// fail identically with fastwindow off because of that version gap).
+lazy val sparkSuitesVersion = "4.2.0"
+
+lazy val sparkSuites = (project in file("tests/spark-suites"))
+  .dependsOn(root % "compile->compile;test->test")
+  .settings(
+    scalaVersion := (root / scalaVersion).value,
+    publish / skip := true,
+    Compile / unmanagedJars ++= Attributed.blankSeq(spark.jars),
+    libraryDependencies ++= Seq("core", "catalyst", "sql").map { module =>
+      ("org.apache.spark" %% s"spark-$module" % sparkSuitesVersion % Test)
+        .classifier("tests").intransitive()
+    } ++ Seq(
+      ("org.scalatest" %% "scalatest" % "3.2.19" % Test)
+        .exclude("org.scala-lang.modules", "scala-xml_2.13"),
+      ("org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test)
+        .exclude("org.scala-lang.modules", "scala-xml_2.13")))
