@@ -88,8 +88,13 @@ WORKLOADS: List[Workload] = [
              ["sum(v) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"]),
     *[_moving("sum", "v", w) for w in (10, 100, 1000, 10000)],
     _moving("avg", "x", 100), _moving("min", "x", 100), _moving("max", "x", 1000),
+    # Floating-point aggregates, whose sliding frames spark.fastwindow.exactFloats folds in
+    # Spark's order (--systems fastwindow,fastwindow_exact,spark shows what that costs).
+    _moving("avg", "x", 10), _moving("avg", "x", 1000), _moving("stddev", "x", 100),
     Workload("shrinking_sum", "shrinking",
              ["sum(v) OVER ({w} ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)"]),
+    Workload("shrinking_avg", "shrinking",
+             ["avg(x) OVER ({w} ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)"]),
     Workload("whole_avg_max", "whole",
              ["avg(x) OVER ({p})", "max(d) OVER ({p})", "count(*) OVER ({p})"]),
     Workload("range_numeric", "range",
