@@ -71,6 +71,21 @@ def test_explain_reports_fastwindow_nodes(spark):
     assert "FastWindow" in df._jdf.queryExecution().executedPlan().toString()
 
 
+def test_explain_finds_windows_inside_subqueries(spark):
+    """A window in a scalar subquery (or an IN subquery) runs on FastWindow, and the report says
+    so, before and after the query runs."""
+    df = spark.sql("""
+        select p, id,
+               (select max(rn) from (select row_number() over (partition by p order by id) rn
+                                     from t)) as top,
+               id in (select rank() over (order by i) from t) as ranked
+        from t""")
+    for _ in range(2):
+        reports = fastwindow.explain(df)
+        assert [r.operator for r in reports] == ["FastWindow", "FastWindow"], reports
+        df.collect()
+
+
 def test_extended_explain_shows_the_report(spark):
     df = spark.sql("select p, id, percentile_approx(i, 0.5) over (partition by p order by id) s "
                    "from t")
