@@ -36,6 +36,8 @@ lazy val root = (project in file("."))
 
     // Non-standard source layout (scala-src/ sits beside python/).
     Compile / scalaSource       := baseDirectory.value / "scala-src" / "main" / "scala",
+    // Code that differs between Spark lines: the installed Spark's shim folders.
+    Compile / unmanagedSourceDirectories ++= spark.shimDirs(baseDirectory.value),
     Compile / javaSource        := baseDirectory.value / "scala-src" / "main" / "java",
     Compile / resourceDirectory := baseDirectory.value / "scala-src" / "main" / "resources",
     Test / scalaSource          := baseDirectory.value / "scala-src" / "test" / "scala",

@@ -1,5 +1,7 @@
 import java.io.File
 
+import sbt.IO
+
 import scala.sys.process._
 import scala.util.Try
 
@@ -23,6 +25,19 @@ object SparkJars {
     /** "4.3" for Spark 4.3.0: the jar is only compatible within one Spark minor line. */
     def binaryVersion: String = sparkVersion.split('.').take(2).mkString(".")
     def jars: Seq[File] = Option(dir.listFiles()).toSeq.flatten.filter(_.getName.endsWith(".jar")).sortBy(_.getName)
+
+    /**
+     * The shim source folders of this Spark's line, from scala-src/shims/spark-lines.tsv (the
+     * table the Python build backend reads too).
+     */
+    def shimDirs(base: File): Seq[File] = {
+      val table = new File(base, "scala-src/shims/spark-lines.tsv")
+      val rows = IO.readLines(table).map(_.trim).filter(l => l.nonEmpty && !l.startsWith("#"))
+      rows.map(_.split("\\s+")).collectFirst {
+        case Array(line, "2.13", shims, _) if line == binaryVersion =>
+          shims.split(',').toSeq.map(name => new File(base, s"scala-src/shims/$name/scala"))
+      }.getOrElse(fail(s"Spark $sparkVersion: no Scala 2.13 line $binaryVersion in $table"))
+    }
   }
 
   private val SparkSqlJar = """spark-sql_2\.13-(\d+\.\d+\.\d+[^/]*)\.jar""".r

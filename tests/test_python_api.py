@@ -204,14 +204,22 @@ def test_configure_warns_when_a_spark_context_already_runs(monkeypatch):
 # --------------------------------------------------------------------------------------------
 
 
-def test_configure_rejects_other_spark_minor(monkeypatch):
-    built = fastwindow.built_for_spark()
-    monkeypatch.setattr(_session, "_pyspark_version", lambda: "4.2.1")
+def test_configure_rejects_a_spark_line_without_a_jar(monkeypatch):
+    monkeypatch.setattr(_session, "_pyspark_version", lambda: "3.4.1")
     with pytest.raises(FastWindowError) as err:
         fastwindow.configure(FakeBuilder())
     msg = str(err.value)
-    assert "4.2.1" in msg and built in msg
-    assert "Reinstall fastwindow against Spark 4.2" in msg
+    assert "fastwindow.configure(): " in msg and "no jar for Spark 3.4.1" in msg
+    # It names the lines it has, so the user knows what to run instead.
+    for line, scala in fastwindow.bundled_jars():
+        assert line in msg and f"Scala {scala}" in msg
+
+
+def test_configure_picks_the_jar_of_the_pyspark_line(monkeypatch, tmp_path):
+    jars = _fake_jars(monkeypatch, tmp_path, ["4.2", "4.3"])
+    monkeypatch.setattr(_session, "_pyspark_version", lambda: "4.2.1")
+    b = fastwindow.configure(FakeBuilder())
+    assert b._options["spark.jars"] == str(jars["4.2"])
 
 
 def test_configure_accepts_other_patch_release(monkeypatch):
@@ -222,8 +230,8 @@ def test_configure_accepts_other_patch_release(monkeypatch):
 
 
 def test_enable_rejects_other_spark_minor_before_touching_the_jvm():
-    session = FakeClassicSession("3.5.4")
-    with pytest.raises(FastWindowError, match=r"built for Spark .* but the Spark in use is 3\.5\.4"):
+    session = FakeClassicSession("3.4.4")
+    with pytest.raises(FastWindowError, match=r"fastwindow\.enable\(\): .*no jar for Spark 3\.4\.4"):
         fastwindow.enable(session)
     assert session.conf.values == {}
 
@@ -338,8 +346,8 @@ def test_cli_version(capsys):
     assert cli.main(["--version"]) == 0
     out = capsys.readouterr().out
     assert f"fastwindow {fastwindow.__version__}" in out
-    assert f"Spark {fastwindow.built_for_spark()}" in out
-    assert "Scala 2.13" in out
+    assert f"Spark {_minor(fastwindow.built_for_spark())} (Scala 2.13, built against " \
+        f"{fastwindow.built_for_spark()})" in out
 
 
 def test_cli_config(capsys):
@@ -441,25 +449,36 @@ def test_format_table_renders_lists_of_objects():
 # --------------------------------------------------------------------------------------------
 
 
-def _scratch_tree(tmp_path: Path, scala: str) -> Path:
+def _scratch_tree(tmp_path: Path, scala: str, maven_lines=()) -> Path:
     root = tmp_path / "checkout"
     (root / "python" / "_build_backend").mkdir(parents=True)
     (root / "python" / "fastwindow").mkdir(parents=True)
-    (root / "python" / "_build_backend" / "fastwindow_backend.py").write_bytes(
-        BACKEND.read_bytes())
+    for module in ("fastwindow_backend.py", "spark_lines.py"):
+        (root / "python" / "_build_backend" / module).write_bytes(
+            (BACKEND.parent / module).read_bytes())
     (root / "python" / "fastwindow" / "_version.py").write_text('__version__ = "9.8.7"\n')
     src = root / "scala-src" / "main" / "scala" / "demo"
     src.mkdir(parents=True)
     (src / "Hello.scala").write_text(scala)
+    # One shim folder per line, each defining the same object differently.
+    lines = [f"{_minor(_pyspark_version())}\t2.13\tinstalled-shim\t-"] + [
+        f"{line}\t2.13\t{line}-shim\t{maven}" for line, maven in maven_lines]
+    (root / "scala-src" / "shims").mkdir(parents=True)
+    (root / "scala-src" / "shims" / "spark-lines.tsv").write_text(
+        "# line scala shims maven\n" + "\n".join(lines) + "\n")
+    for line in ["installed"] + [line for line, _ in maven_lines]:
+        shim = root / "scala-src" / "shims" / f"{line}-shim" / "scala" / "demo"
+        shim.mkdir(parents=True)
+        (shim / "Line.scala").write_text(f'package demo\nobject Line {{ def name = "{line}" }}\n')
     res = root / "scala-src" / "main" / "resources" / "META-INF"
     res.mkdir(parents=True)
     (res / "note.txt").write_text("resource\n")
     return root
 
 
-def _run_backend(root: Path) -> subprocess.CompletedProcess:
+def _run_backend(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(root / "python" / "_build_backend" / "fastwindow_backend.py")],
+        [sys.executable, str(root / "python" / "_build_backend" / "fastwindow_backend.py"), *args],
         capture_output=True, text=True, timeout=600, cwd=root)
 
 
@@ -468,14 +487,14 @@ def test_backend_compiles_packages_and_caches(tmp_path):
     root = _scratch_tree(tmp_path, "package demo\nobject Hello { def hi: String = \"hi\" }\n")
     first = _run_backend(root)
     assert first.returncode == 0, first.stderr
-    assert "compiling 1 Scala file(s) with pyspark" in first.stderr
+    assert "compiling 2 Scala file(s) with Spark" in first.stderr
     spark = _pyspark_version()
     jar = root / "python" / "fastwindow" / "jars" / f"fastwindow-spark{_minor(spark)}_2.13-9.8.7.jar"
     assert jar.is_file()
     with zipfile.ZipFile(jar) as zf:
         names = set(zf.namelist())
         props = zf.read("fastwindow-build.properties").decode().splitlines()
-    assert {"demo/Hello.class", "demo/Hello$.class", "META-INF/note.txt",
+    assert {"demo/Hello.class", "demo/Hello$.class", "demo/Line$.class", "META-INF/note.txt",
             "META-INF/MANIFEST.MF"} <= names
     assert "version=9.8.7" in props and f"spark.version={spark}" in props
     assert "scala.binary.version=2.13" in props
@@ -489,5 +508,81 @@ def test_backend_surfaces_scalac_errors(tmp_path):
     proc = _run_backend(root)
     assert proc.returncode != 0
     assert "Hello.scala:2: error: type mismatch" in proc.stderr
-    assert "scalac failed" in proc.stderr
+    assert re.search(r"scalac \(Spark [\d.]+\) failed", proc.stderr)
     assert not list((root / "python" / "fastwindow").glob("jars/*.jar"))
+
+
+@pytest.mark.skipif(not BACKEND.is_file(), reason="needs a source checkout")
+def test_backend_builds_other_lines_against_maven_central(tmp_path):
+    # A line other than the installed one is compiled against its Spark's API jars from Maven
+    # Central (cached in ~/.cache/fastwindow), with its own shim folder.
+    root = _scratch_tree(tmp_path, "package demo\nobject Hello { def hi = Line.name }\n",
+                         maven_lines=[("4.0", "4.0.4/2.13.16")])
+    proc = _run_backend(root, "--spark-lines", "all")
+    assert proc.returncode == 0, proc.stderr
+    jars = root / "python" / "fastwindow" / "jars"
+    other = jars / "fastwindow-spark4.0_2.13-9.8.7.jar"
+    props = _jar.build_info(str(other))
+    assert props["spark.version"] == "4.0.4" and props["scala.version"] == "2.13.16"
+    assert props["spark.line"] == "4.0"
+    installed = jars / f"fastwindow-spark{_minor(_pyspark_version())}_2.13-9.8.7.jar"
+    assert installed.is_file()
+    # Editable installs build only the installed line, and keep other lines' jars only while
+    # they match the sources.
+    (root / "scala-src" / "main" / "scala" / "demo" / "Hello.scala").write_text(
+        "package demo\nobject Hello { def hi = Line.name + \"!\" }\n")
+    proc = _run_backend(root)
+    assert proc.returncode == 0, proc.stderr
+    assert "removing stale fastwindow-spark4.0_2.13-9.8.7.jar" in proc.stderr
+    assert installed.is_file() and not other.exists()
+
+
+def test_backend_rejects_unknown_spark_lines(tmp_path):
+    root = _scratch_tree(tmp_path, "package demo\nobject Hello\n")
+    proc = _run_backend(root, "--spark-lines", "3.4")
+    assert proc.returncode == 1
+    assert "no Spark line ['3.4']" in proc.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# one jar per Spark line: which one is picked
+# --------------------------------------------------------------------------------------------
+
+
+def _fake_jars(monkeypatch, tmp_path, lines, scala="2.13"):
+    jars = {}
+    for line in lines:
+        jar = tmp_path / f"fastwindow-spark{line}_{scala}-{fastwindow.__version__}.jar"
+        with zipfile.ZipFile(jar, "w") as zf:
+            zf.writestr("fastwindow-build.properties", f"spark.version={line}.0\n")
+        jars[line] = jar
+    monkeypatch.setattr(_jar, "JARS_DIR", tmp_path)
+    return jars
+
+
+def test_jar_path_picks_the_installed_pyspark_line(monkeypatch, tmp_path):
+    jars = _fake_jars(monkeypatch, tmp_path, ["4.0", "4.2", "4.3"])
+    monkeypatch.setattr(_jar, "_installed_pyspark", lambda: ("4.2.1", "2.13"))
+    assert fastwindow.jar_path() == str(jars["4.2"])
+    assert fastwindow.jar_path(spark="4.0.4") == str(jars["4.0"])
+    assert fastwindow.jar_path(spark="4.3") == str(jars["4.3"])
+
+
+def test_jar_path_without_pyspark_needs_the_line(monkeypatch, tmp_path, capsys):
+    jars = _fake_jars(monkeypatch, tmp_path, ["4.0", "4.3"])
+    monkeypatch.setattr(_jar, "_installed_pyspark", lambda: None)
+    with pytest.raises(FastWindowError, match=r"--spark 4\.2"):
+        fastwindow.jar_path()
+    assert cli.main(["jar", "--spark", "4.0"]) == 0
+    assert capsys.readouterr().out.strip() == str(jars["4.0"])
+
+
+def test_jar_path_names_the_supported_lines(monkeypatch, tmp_path, capsys):
+    _fake_jars(monkeypatch, tmp_path, ["4.0", "4.1"])
+    monkeypatch.setattr(_jar, "_installed_pyspark", lambda: ("4.1.0", "2.13"))
+    for args, wanted in ((["--spark", "3.4"], "Spark 3.4"), (["--spark", "5.0.0"], "Spark 5.0.0"),
+                         (["--spark", "4.1", "--scala", "2.12"], "Spark 4.1 (Scala 2.12)")):
+        assert cli.main(["jar", *args]) == 1
+        err = capsys.readouterr().err
+        assert f"has no jar for {wanted}" in err
+        assert "carries jars for Spark 4.0, 4.1 (Scala 2.13)" in err

@@ -1,12 +1,15 @@
 """In-tree PEP 517 build backend for fastwindow.
 
 It wraps ``setuptools.build_meta`` and, before a wheel or an editable install is built, compiles
-the Scala (and Java) sources under ``scala-src/main`` into
-``python/fastwindow/jars/fastwindow-spark<major.minor>_2.13-<version>.jar`` with the Scala compiler
-that ships inside the *installed* pyspark, so the build is offline and the jar is compiled against
-exactly the Spark the user runs.
+the Scala (and Java) sources under ``scala-src/main``, plus each Spark line's shim folders
+(``scala-src/shims``, listed in ``scala-src/shims/spark-lines.tsv``), into
+``python/fastwindow/jars/fastwindow-spark<line>_<scala>-<version>.jar``: one jar per Spark line,
+each compiled with the Scala compiler of that Spark.
 
-Where the Spark jars come from, first match wins:
+Which lines: a wheel (``pip wheel .``, ``pip install .``) carries every line, an editable install
+only the installed Spark's (``--config-settings spark-lines=all|installed|4.2,4.3`` or
+``$FASTWINDOW_SPARK_LINES`` choose). The installed Spark's line is compiled against the installed
+Spark, found in this order:
 
 1. ``$FASTWINDOW_SPARK_JARS`` (a directory of Spark jars);
 2. ``$SPARK_HOME/jars``;
@@ -14,7 +17,11 @@ Where the Spark jars come from, first match wins:
 4. ``import pyspark`` in a subprocess of ``sys.executable`` with a cleaned environment, because
    pip's isolated build environment hides the user's site-packages from this process.
 
-The jar is not rebuilt when it exists and its ``source.hash`` (sources + Spark version + compiler
+Other lines are compiled against their Spark's API jars from Maven Central (downloaded once into
+``~/.cache/fastwindow``; see ``spark_lines.py``). A line with no Maven release (4.3) is built
+only next to its pyspark.
+
+A jar is not rebuilt when it exists and its ``source.hash`` (sources + Spark version + compiler
 recipe, stored in ``fastwindow-build.properties`` inside the jar) still matches. Set
 ``FASTWINDOW_FORCE_REBUILD=1`` (or ``--config-settings force-rebuild=true``) to rebuild anyway.
 
@@ -33,15 +40,17 @@ import sys
 import tempfile
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from setuptools import build_meta as _setuptools_backend
 from setuptools.build_meta import *  # noqa: F401,F403  (re-export every hook we do not wrap)
 
+from spark_lines import SparkLine, SparkLineError, maven_compile_jars, read_lines, LINES_FILE
+
 #: Bump when the way the jar is compiled or laid out changes, so cached jars are rebuilt.
 RECIPE = "fastwindow-jar-recipe-1 scalac:-release:17,-deprecation,-feature javac:--release,17"
-SCALA_BINARY = "2.13"
 JAVA_RELEASE = "17"
 PROPERTIES_NAME = "fastwindow-build.properties"
 
@@ -189,9 +198,14 @@ def _files(root: Path, suffix: Optional[str]) -> List[Path]:
     )
 
 
-def collect_sources() -> Tuple[List[Path], List[Path], List[Path]]:
-    """(Scala files, Java files, resource files) under scala-src/main."""
-    return _files(SCALA_DIR, ".scala"), _files(JAVA_DIR, ".java"), _files(RESOURCES_DIR, None)
+def collect_sources(line: SparkLine) -> Tuple[List[Path], List[Path], List[Path]]:
+    """(Scala files, Java files, resource files) of scala-src/main and the line's shims."""
+    scala = _files(SCALA_DIR, ".scala")
+    for shim_dir in line.shim_dirs:
+        scala += _files(shim_dir, ".scala")
+    if not scala:
+        raise JarBuildError(f"no *.scala files under {SCALA_DIR}: is this a fastwindow checkout?")
+    return scala, _files(JAVA_DIR, ".java"), _files(RESOURCES_DIR, None)
 
 
 def source_hash(files: List[Path], version: str, spark_version: str, compiler: str) -> str:
@@ -220,9 +234,8 @@ def read_jar_properties(jar: Path) -> Dict[str, str]:
     return props
 
 
-def jar_name(version: str, spark_version: str) -> str:
-    major_minor = ".".join(spark_version.split(".")[:2])
-    return f"fastwindow-spark{major_minor}_{SCALA_BINARY}-{version}.jar"
+def jar_name(version: str, line: SparkLine) -> str:
+    return f"fastwindow-spark{line.line}_{line.scala}-{version}.jar"
 
 
 # --------------------------------------------------------------------------------------------
@@ -323,19 +336,33 @@ def _write_jar(target: Path, classes_dir: Path, resources: List[Path],
     return n_classes, n_entries
 
 
-def build_jar(force: bool = False) -> Path:
-    """Compiles scala-src/main into the package's jars/ dir, unless it is up to date."""
-    version = read_version()
-    scala_files, java_files, resources = collect_sources()
-    if not scala_files and not java_files:
-        raise JarBuildError(f"no *.scala files under {SCALA_DIR}: is this a fastwindow checkout?")
+def _line_of(spark_version: str, scala_binary: str, lines: List[SparkLine]) -> SparkLine:
+    minor = ".".join(spark_version.split(".")[:2])
+    for line in lines:
+        if line.line == minor and line.scala == scala_binary:
+            return line
+    supported = ", ".join(f"{l.line} (Scala {l.scala})" for l in lines)
+    raise JarBuildError(
+        f"Spark {spark_version} (Scala {scala_binary}) is not a Spark line fastwindow is built "
+        f"for. Supported: {supported}.")
 
-    spark_jars, found_how = find_spark_jars()
-    spark_version, scala_binary = spark_version_of(spark_jars)
-    if scala_binary != SCALA_BINARY:
-        raise JarBuildError(
-            f"the Spark in {spark_jars} is built for Scala {scala_binary}; fastwindow needs a "
-            f"Scala {SCALA_BINARY} Spark (pyspark 4.x from PyPI is).")
+
+def _jar_is_current(jar: Path, line: SparkLine, version: str) -> bool:
+    """Whether ``jar`` was compiled from today's sources (by the compiler it records)."""
+    props = read_jar_properties(jar)
+    if "spark.version" not in props or "scala.version" not in props:
+        return False
+    scala_files, java_files, resources = collect_sources(line)
+    digest = source_hash(scala_files + java_files + resources, version, props["spark.version"],
+                         f"scala-compiler-{props['scala.version']}.jar")
+    return props.get("source.hash") == digest
+
+
+def build_line_jar(line: SparkLine, spark_jars: Path, found_how: str, force: bool = False) -> Path:
+    """Compiles scala-src/main plus the line's shims against ``spark_jars`` into jars/."""
+    version = read_version()
+    scala_files, java_files, resources = collect_sources(line)
+    spark_version, _ = spark_version_of(spark_jars)
     compilers = sorted(spark_jars.glob("scala-compiler-*.jar"))
     if not compilers:
         raise JarBuildError(
@@ -346,26 +373,15 @@ def build_jar(force: bool = False) -> Path:
 
     all_files = scala_files + java_files + resources
     digest = source_hash(all_files, version, spark_version, compiler)
-    target = JARS_DIR / jar_name(version, spark_version)
-
-    # Never ship jars of other versions / other Spark minors next to the current one.
-    if JARS_DIR.is_dir():
-        for stale in JARS_DIR.glob("fastwindow-*.jar*"):
-            if stale != target:
-                _log(f"removing stale {stale.name}")
-                stale.unlink()
-
-    force = force or os.environ.get("FASTWINDOW_FORCE_REBUILD", "").lower() in ("1", "true", "yes")
-    if target.exists() and not force:
-        if read_jar_properties(target).get("source.hash") == digest:
-            _log(f"{target.relative_to(ROOT)} is up to date (Spark {spark_version}), "
-                 "not recompiling")
-            return target
+    target = JARS_DIR / jar_name(version, line)
+    if target.exists() and not force and read_jar_properties(target).get("source.hash") == digest:
+        _log(f"{target.relative_to(ROOT)} is up to date (Spark {spark_version}), not recompiling")
+        return target
 
     java = _java_tool("java")
-    _log(f"compiling {len(scala_files)} Scala file(s)"
+    _log(f"Spark {line.line}: compiling {len(scala_files)} Scala file(s)"
          + (f" and {len(java_files)} Java file(s)" if java_files else "")
-         + f" with pyspark {spark_version}'s scalac (Scala {scala_version}) from {found_how}: "
+         + f" with Spark {spark_version}'s scalac (Scala {scala_version}) from {found_how}: "
          f"{spark_jars}")
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="fastwindow-jar-") as tmp:
@@ -376,7 +392,7 @@ def build_jar(force: bool = False) -> Path:
         # Joint compilation: scalac reads the Java sources (for types) but emits only Scala
         # classes; javac then compiles the Java sources against Spark + the Scala classes.
         _run_tool(
-            "scalac",
+            f"scalac (Spark {line.line})",
             [java, "-Xss8m", "-Xmx2g", "-cp", classpath, "scala.tools.nsc.Main"],
             ["-usejavacp", f"-release:{JAVA_RELEASE}", "-deprecation", "-feature",
              "-encoding", "UTF-8", "-d", str(classes)]
@@ -387,7 +403,7 @@ def build_jar(force: bool = False) -> Path:
             javac = _java_tool("javac")
             _log(f"compiling {len(java_files)} Java file(s) with {javac}")
             _run_tool(
-                "javac",
+                f"javac (Spark {line.line})",
                 [javac],
                 ["--release", JAVA_RELEASE, "-encoding", "UTF-8", "-nowarn", "-d", str(classes),
                  "-cp", str(classes) + os.pathsep + classpath]
@@ -396,8 +412,9 @@ def build_jar(force: bool = False) -> Path:
             )
         props = {
             "version": version,
+            "spark.line": line.line,
             "spark.version": spark_version,
-            "scala.binary.version": SCALA_BINARY,
+            "scala.binary.version": line.scala,
             "scala.version": scala_version,
             "java.release": JAVA_RELEASE,
             "source.hash": digest,
@@ -409,14 +426,88 @@ def build_jar(force: bool = False) -> Path:
     return target
 
 
-def _prepare(config_settings: Optional[Mapping[str, object]]) -> None:
-    force = False
-    if config_settings:
-        value = str(config_settings.get("force-rebuild", "")).lower()
-        force = value in ("1", "true", "yes")
+def _wanted_lines(which: str, lines: List[SparkLine]) -> List[SparkLine]:
+    if which in ("all", "installed"):
+        return list(lines)
+    names = [n.strip() for n in which.split(",") if n.strip()]
+    unknown = [n for n in names if n not in {l.line for l in lines}]
+    if unknown:
+        raise JarBuildError(
+            f"spark-lines={which}: no Spark line {unknown} in {LINES_FILE.relative_to(ROOT)} "
+            f"(known: {', '.join(l.line for l in lines)}; or 'all', 'installed')")
+    return [l for l in lines if l.line in names]
+
+
+def build_jars(which: str = "installed", force: bool = False) -> List[Path]:
+    """Builds the jars of the Spark lines ``which`` names and returns their paths.
+
+    ``installed``: only the installed Spark's line (quick; editable installs, development).
+    ``all``: every line of spark-lines.tsv, the installed one against the installed Spark and the
+    others against compile classpaths from Maven Central; a line that cannot be obtained (4.3
+    without pyspark 4.3) is reported and left out. ``4.2,4.3``: those lines, each required.
+    """
+    lines = read_lines()
+    version = read_version()
+    installed: Optional[Tuple[SparkLine, Path, str]] = None
     try:
-        build_jar(force=force)
+        spark_jars, found_how = find_spark_jars()
+        installed = (_line_of(*spark_version_of(spark_jars), lines), spark_jars, found_how)
     except JarBuildError as exc:
+        if which == "installed":
+            raise
+        _log(f"no installed Spark to compile against ({exc}); using Maven Central for all lines")
+
+    jobs: List[Tuple[SparkLine, Path, str]] = []
+    if which == "installed":
+        jobs.append(installed)
+    else:
+        for line in _wanted_lines(which, lines):
+            if installed is not None and installed[0] == line:
+                jobs.append(installed)
+                continue
+            try:
+                jobs.append((line, maven_compile_jars(line, _log), "Maven Central"))
+            except SparkLineError as exc:
+                if which != "all":
+                    raise JarBuildError(str(exc)) from exc
+                _log(f"WARNING: no jar for Spark {line.line} in this build: {exc}")
+    if not jobs:
+        raise JarBuildError("no Spark line could be built (see the messages above)")
+
+    _remove_stale_jars(version, {line.line for line, _, _ in jobs}, lines)
+    # scalac is mostly single-threaded: two lines compile side by side on a 2-core machine.
+    workers = max(1, min(len(jobs), os.cpu_count() or 1, 4))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(build_line_jar, line, jars, how, force) for line, jars, how in jobs]
+        return [f.result() for f in futures]
+
+
+def _remove_stale_jars(version: str, building: set, lines: List[SparkLine]) -> None:
+    """Never ship a jar of another fastwindow version, an unknown line, or older sources."""
+    if not JARS_DIR.is_dir():
+        return
+    by_name = {jar_name(version, line): line for line in lines}
+    for jar in sorted(JARS_DIR.glob("fastwindow-*.jar*")):
+        line = by_name.get(jar.name)
+        if line is not None and (line.line in building or _jar_is_current(jar, line, version)):
+            continue
+        _log(f"removing stale {jar.name}")
+        jar.unlink()
+
+
+def _setting(config_settings: Optional[Mapping[str, object]], key: str, env: str,
+             default: str) -> str:
+    value = (config_settings or {}).get(key) or os.environ.get(env) or default
+    return str(value).strip().lower()
+
+
+def _prepare(config_settings: Optional[Mapping[str, object]], default_lines: str) -> None:
+    force = _setting(config_settings, "force-rebuild", "FASTWINDOW_FORCE_REBUILD", "") in (
+        "1", "true", "yes")
+    which = _setting(config_settings, "spark-lines", "FASTWINDOW_SPARK_LINES", default_lines)
+    try:
+        build_jars(which, force=force)
+    except (JarBuildError, SparkLineError) as exc:
         # A clear message first, then fail the build (pip shows stderr of a failed backend).
         _log("ERROR: " + str(exc))
         raise
@@ -433,24 +524,33 @@ def _prepare(config_settings: Optional[Mapping[str, object]]) -> None:
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):  # noqa: D103
-    _prepare(config_settings)
+    # A wheel is what gets shipped: one jar per Spark line.
+    _prepare(config_settings, default_lines="all")
     return _setuptools_backend.build_wheel(wheel_directory, config_settings, metadata_directory)
 
 
 if hasattr(_setuptools_backend, "build_editable"):
 
     def build_editable(wheel_directory, config_settings=None, metadata_directory=None):  # noqa
-        _prepare(config_settings)
+        # An editable install is a development loop: the installed Spark's line only.
+        _prepare(config_settings, default_lines="installed")
         return _setuptools_backend.build_editable(
             wheel_directory, config_settings, metadata_directory)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """``python python/_build_backend/fastwindow_backend.py [--force]``: build only the jar."""
+    """``python python/_build_backend/fastwindow_backend.py [--force] [--spark-lines all|4.2,..]``
+
+    Builds only the jar(s), by default the installed Spark's line.
+    """
     args = sys.argv[1:] if argv is None else argv
+    which = "installed"
+    if "--spark-lines" in args:
+        which = args[args.index("--spark-lines") + 1]
     try:
-        print(build_jar(force="--force" in args))
-    except JarBuildError as exc:
+        for jar in build_jars(which, force="--force" in args):
+            print(jar)
+    except (JarBuildError, SparkLineError) as exc:
         _log("ERROR: " + str(exc))
         return 1
     return 0

@@ -19,7 +19,7 @@ Importing this package does not import pyspark.
 """
 
 from ._errors import FastWindowError
-from ._jar import build_info, built_for_spark, jar_path
+from ._jar import build_info, built_for_spark, bundled_jars, jar_path
 from ._session import (
     ENABLED_KEY,
     EXTENSIONS_CLASS,
@@ -38,6 +38,7 @@ __all__ = [
     "FastWindowError",
     "WindowReport",
     "jar_path",
+    "bundled_jars",
     "build_info",
     "built_for_spark",
     "configure",

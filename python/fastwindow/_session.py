@@ -169,7 +169,7 @@ def _api(spark: Any, *, add_jar: bool) -> Any:
         if shared_loader is not None and _class_loadable(jvm, shared_loader):
             thread.setContextClassLoader(shared_loader)
         elif add_jar:
-            jar = jar_path()
+            jar = jar_path(spark=str(spark.version))
             escaped = jar.replace("\\", "\\\\").replace("'", "\\'")
             spark.sql(f"ADD JAR '{escaped}'")
             if not _class_loadable(jvm, thread.getContextClassLoader()):
@@ -210,8 +210,8 @@ def configure(builder: B) -> B:
     SparkContext. For a session that already runs, use :func:`enable`.
 
     Raises:
-        FastWindowError: when the jar is missing, was built for another Spark minor version than
-            the installed pyspark, or the builder targets a remote Spark Connect server.
+        FastWindowError: when the package has no jar for the installed pyspark's Spark line,
+            or the builder targets a remote Spark Connect server.
     """
     options = getattr(builder, "_options", None)
     if not isinstance(options, dict):
@@ -221,8 +221,7 @@ def configure(builder: B) -> B:
         raise _connect_error("configure", builder,
                              f"this builder targets a Spark Connect server (spark.remote={remote})")
 
-    check_spark_version(_pyspark_version(), "configure")
-    jar = jar_path()
+    jar = check_spark_version(_pyspark_version(), "configure")
 
     builder.config(  # type: ignore[attr-defined]
         "spark.jars",
@@ -263,8 +262,8 @@ def enable(spark: Any) -> None:
 
     Raises:
         FastWindowError: for a Spark Connect session (no local JVM; the message shows the
-            server-side configuration to use instead), or when the jar was built for another
-            Spark minor version than the session's.
+            server-side configuration to use instead), or when the package has no jar for
+            the session's Spark line.
     """
     _classic(spark, "enable")
     check_spark_version(str(spark.version), "enable")

@@ -21,7 +21,7 @@ import textwrap
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ._errors import FastWindowError
-from ._jar import build_info, jar_path, spark_minor
+from ._jar import build_info, bundled_jars, jar_path
 from ._session import (
     ENABLED_KEY,
     EXPLAIN_GENERATOR_CLASS,
@@ -45,44 +45,27 @@ def _prog() -> str:
 
 
 def _version_text() -> str:
-    try:
-        info = build_info()
-        target = (f"jar built for Spark {info.get('spark.version', '?')}, "
-                  f"Scala {info.get('scala.binary.version', '?')}")
-    except FastWindowError:
-        target = "jar not built: run `pip install .` in the fastwindow checkout"
-    return f"fastwindow {__version__} ({target})"
-
-
-def _installed_pyspark() -> Optional[str]:
-    try:
-        from importlib.metadata import version
-
-        return version("pyspark")
-    except Exception:  # PackageNotFoundError or no metadata
-        return None
+    jars = bundled_jars()
+    if not jars:
+        return f"fastwindow {__version__} (jars not built: run `pip install .` in the checkout)"
+    lines = ", ".join(f"Spark {line} (Scala {scala}, built against "
+                      f"{build_info(str(path)).get('spark.version', '?')})"
+                      for (line, scala), path in sorted(
+                          jars.items(), key=lambda kv: tuple(int(x) for x in kv[0][0].split("."))))
+    return f"fastwindow {__version__} (jars for {lines})"
 
 
 def _cmd_version() -> int:
     print(_version_text())
     try:
-        built = build_info().get("spark.version")
-    except FastWindowError:
-        return 0
-    installed = _installed_pyspark()
-    if built and installed:
-        try:
-            if spark_minor(built) != spark_minor(installed):
-                print(f"warning: the installed pyspark is {installed}; this jar needs Spark "
-                      f"{spark_minor(built)}.x. Reinstall fastwindow against pyspark "
-                      f"{spark_minor(installed)}.", file=sys.stderr)
-        except ValueError:
-            pass
+        jar_path()
+    except FastWindowError as exc:
+        print(f"warning: {exc}", file=sys.stderr)
     return 0
 
 
-def _cmd_jar() -> int:
-    print(jar_path())
+def _cmd_jar(spark: Optional[str], scala: Optional[str]) -> int:
+    print(jar_path(spark=spark, scala=scala))
     return 0
 
 
@@ -266,9 +249,16 @@ def build_parser() -> argparse.ArgumentParser:
                     "bundles the Spark extension jar; these commands help wire it up.",
     )
     parser.add_argument("--version", action="store_true",
-                        help="print fastwindow's version and the Spark version its jar targets")
+                        help="print fastwindow's version and the Spark lines it has jars for")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("jar", help="print the path of the bundled jar (for spark-submit --jars)")
+    p_jar = sub.add_parser("jar", help="print the path of the bundled jar for a Spark line "
+                                      "(for spark-submit --jars)")
+    p_jar.add_argument("--spark", metavar="VERSION",
+                       help="the Spark line or version it must run on, e.g. 4.2 (default: the "
+                            "installed pyspark's)")
+    p_jar.add_argument("--scala", metavar="VERSION",
+                       help="the Scala binary version, e.g. 2.13 (default: the installed "
+                            "pyspark's, or the only one there is)")
     p_config = sub.add_parser("config", help="print the Spark confs that enable fastwindow")
     p_config.add_argument("--markdown", action="store_true",
                           help="print the table of every spark.fastwindow.* key "
@@ -298,7 +288,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.version:
             return _cmd_version()
         if args.command == "jar":
-            return _cmd_jar()
+            return _cmd_jar(args.spark, args.scala)
         if args.command == "config":
             return _cmd_config(args.markdown)
         if args.command == "support":

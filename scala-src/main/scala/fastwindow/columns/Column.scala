@@ -4,7 +4,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.types.{PhysicalBooleanType, PhysicalByteType, PhysicalDataType, PhysicalDoubleType, PhysicalFloatType, PhysicalIntegerType, PhysicalLongType, PhysicalShortType}
 import org.apache.spark.sql.catalyst.util.{ArrayData, MapData}
 import org.apache.spark.sql.types.{DataType, Decimal}
-import org.apache.spark.unsafe.types.{BinaryView, CalendarInterval, TimestampNanosVal, UTF8String, VariantVal}
+import org.apache.spark.sql.fastwindow.shims.NewerTypeGetters
+import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String, VariantVal}
 
 /**
  * One growable column of the partition buffer: the values of one input
@@ -194,7 +195,7 @@ final class ObjectColumn(dt: DataType) extends Column(dt) {
  * An [[InternalRow]] view of row `row` of a set of columns, so that Spark expressions bound to
  * the columns (ordinal k = column k) can be evaluated in interpreted mode without copying.
  */
-final class ColumnarRowView(columns: Array[Column]) extends InternalRow {
+final class ColumnarRowView(columns: Array[Column]) extends InternalRow with NewerTypeGetters {
   var row: Int = 0
 
   override def numFields: Int = columns.length
@@ -214,13 +215,10 @@ final class ColumnarRowView(columns: Array[Column]) extends InternalRow {
   override def getStruct(ordinal: Int, numFields: Int): InternalRow = obj(ordinal)
   override def getArray(ordinal: Int): ArrayData = obj(ordinal)
   override def getMap(ordinal: Int): MapData = obj(ordinal)
-  override def getBinaryView(ordinal: Int): BinaryView = obj(ordinal)
-  override def getTimestampLTZNanos(ordinal: Int): TimestampNanosVal = obj(ordinal)
-  override def getTimestampNTZNanos(ordinal: Int): TimestampNanosVal = obj(ordinal)
   override def get(ordinal: Int, dataType: DataType): AnyRef =
     columns(ordinal).get(row).asInstanceOf[AnyRef]
 
-  private def obj[T](ordinal: Int): T = columns(ordinal).get(row).asInstanceOf[T]
+  protected def obj[T](ordinal: Int): T = columns(ordinal).get(row).asInstanceOf[T]
 
   override def setNullAt(i: Int): Unit = throw new UnsupportedOperationException("read-only")
   override def update(i: Int, value: Any): Unit =

@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.{WindowEvaluatorFactory, WindowExecBase}
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
+import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
 import fastwindow.FastWindowConf
 import fastwindow.FastWindowConf.CodegenMode
@@ -109,10 +110,8 @@ case class FastWindowExec(
    * buffers do not fit in memory. Its spills count in this node's spill size; its segment-tree
    * frame counts (when `spark.sql.window.segmentTree.enabled`) are not shown.
    */
-  private def sparkWindowFactory: WindowEvaluatorFactory = new WindowEvaluatorFactory(
-    windowExpression, partitionSpec, orderSpec, child.output, longMetric("spillSize"),
-    SQLMetrics.createMetric(sparkContext, "segment tree frames"),
-    SQLMetrics.createMetric(sparkContext, "segment tree fallback frames"))
+  private def sparkWindowFactory: WindowEvaluatorFactory = WindowEvaluatorShim.sparkWindowFactory(
+    sparkContext, windowExpression, partitionSpec, orderSpec, child.output, longMetric("spillSize"))
 
   // The plan depends on the window expressions only, so a new child keeps it.
   override protected def withNewChildInternal(newChild: SparkPlan): FastWindowExec = {

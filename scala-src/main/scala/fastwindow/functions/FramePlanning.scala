@@ -1,6 +1,7 @@
 package fastwindow.functions
 
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 
@@ -117,11 +118,11 @@ object FramePlanning {
       case (DateType, DayTimeIntervalType(DayTimeIntervalType.DAY, DayTimeIntervalType.DAY)) =>
         DateAdd(current, ExtractANSIIntervalDays(signed))
       case (TimestampType | TimestampNTZType, CalendarIntervalType) =>
-        TimestampAddInterval(current, signed, timeZone)
+        ArithmeticShim.timestampAddInterval(current, signed, timeZone)
       case (TimestampType | TimestampNTZType, _: YearMonthIntervalType) =>
         TimestampAddYMInterval(current, signed, timeZone)
       case (TimestampType | TimestampNTZType, _: DayTimeIntervalType) =>
-        TimestampAddInterval(current, signed, timeZone)
+        ArithmeticShim.timestampAddInterval(current, signed, timeZone)
       case (d: DecimalType, _: DecimalType) => DecimalAddNoOverflowCheck(current, signed, d)
       case (a, b) if a == b && TypeSet.numeric.contains(a) => Add(current, signed)
     }

@@ -1,7 +1,8 @@
 package fastwindow.functions
 
-import org.apache.spark.sql.catalyst.expressions.{Abs, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal, NumericEvalContext}
+import org.apache.spark.sql.catalyst.expressions.{Abs, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, DeclarativeAggregate, Kurtosis, Skewness, Sum}
+import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
 
 import fastwindow.model.FilteredAggregate
@@ -70,8 +71,8 @@ object SlidingGuard {
   private def guard(agg: DeclarativeAggregate): Option[(DeclarativeAggregate, Expression, Double)] =
     agg match {
       case s: Sum if s.dataType.isInstanceOf[DecimalType] ||
-          (s.dataType == LongType && s.evalContext.evalMode != EvalMode.LEGACY) =>
-        Some((s.copy(evalContext = s.evalContext.copy(evalMode = EvalMode.LEGACY)), s.child,
+          (s.dataType == LongType && ArithmeticShim.evalMode(s) != EvalMode.LEGACY) =>
+        Some((ArithmeticShim.withEvalMode(s, EvalMode.LEGACY), s.child,
           safeMagnitude(s.dataType)))
       case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
         Some((a.copy(evalMode = EvalMode.LEGACY), a.child, safeMagnitude(a.sumDataType)))
@@ -109,7 +110,7 @@ object SlidingGuard {
       safe: Double,
       columns: Seq[AttributeReference],
       ordinal: Int): AggregateRequest = {
-    val magnitude = Sum(Abs(Cast(input, DoubleType)), NumericEvalContext(EvalMode.LEGACY))
+    val magnitude = ArithmeticShim.sum(Abs(Cast(input, DoubleType)), EvalMode.LEGACY)
     val partial = BoundAggregate.of(Seq(partialAgg, magnitude), columns)
     val nearLimit = GreaterThanOrEqual(
       Coalesce(Seq(magnitude.evaluateExpression, Literal(0.0))), Literal(safe))

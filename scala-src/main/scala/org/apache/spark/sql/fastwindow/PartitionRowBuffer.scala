@@ -1,7 +1,7 @@
 package org.apache.spark.sql.fastwindow
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.execution.ExternalAppendOnlyUnsafeRowArray
+import org.apache.spark.sql.fastwindow.shims.RowArrayShim
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -15,11 +15,8 @@ import org.apache.spark.sql.internal.SQLConf
  * It lives in Spark's package because the array is `private[sql]`.
  */
 final class PartitionRowBuffer(thresholds: PartitionRowBuffer.Thresholds) {
-  private val rows = new ExternalAppendOnlyUnsafeRowArray(
-    thresholds.inMemoryRows,
-    thresholds.spillBytes,
-    thresholds.spillRows,
-    thresholds.spillBytes)
+  private val rows = RowArrayShim.newRowArray(
+    thresholds.inMemoryRows, thresholds.spillRows, thresholds.spillBytes)
 
   /** Appends a copy of `row`. */
   def add(row: UnsafeRow): Unit = rows.add(row)
@@ -38,10 +35,10 @@ final class PartitionRowBuffer(thresholds: PartitionRowBuffer.Thresholds) {
 
 object PartitionRowBuffer {
   /** WindowExec's buffer thresholds, read on the driver (SQLConf does not travel to tasks). */
-  final case class Thresholds(inMemoryRows: Int, spillRows: Int, spillBytes: Long)
+  final case class Thresholds(inMemoryRows: Int, spillRows: Int, spillBytes: Option[Long])
 
   def thresholds(conf: SQLConf): Thresholds = Thresholds(
     conf.windowExecBufferInMemoryThreshold,
     conf.windowExecBufferSpillThreshold,
-    conf.windowExecBufferSpillSizeThreshold)
+    RowArrayShim.spillSizeThreshold(conf))
 }

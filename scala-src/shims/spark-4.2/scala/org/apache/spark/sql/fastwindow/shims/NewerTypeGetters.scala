@@ -1,0 +1,11 @@
+package org.apache.spark.sql.fastwindow.shims
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.unsafe.types.BinaryView
+
+/** Spark 4.2: rows also have binary views. */
+trait NewerTypeGetters extends InternalRow {
+  protected def obj[T](ordinal: Int): T
+
+  override def getBinaryView(ordinal: Int): BinaryView = obj(ordinal)
+}
