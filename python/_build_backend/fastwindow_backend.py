@@ -394,7 +394,7 @@ def build_line_jar(line: SparkLine, spark_jars: Path, found_how: str, force: boo
         _run_tool(
             f"scalac (Spark {line.line})",
             [java, "-Xss8m", "-Xmx2g", "-cp", classpath, "scala.tools.nsc.Main"],
-            ["-usejavacp", f"-release:{JAVA_RELEASE}", "-deprecation", "-feature",
+            ["-usejavacp", "-release", JAVA_RELEASE, "-deprecation", "-feature",
              "-encoding", "UTF-8", "-d", str(classes)]
             + [str(f) for f in scala_files + java_files],
             workdir,

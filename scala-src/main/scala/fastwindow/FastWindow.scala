@@ -3,6 +3,7 @@ package fastwindow
 import java.util.Properties
 
 import org.apache.spark.sql.{Dataset, SparkSession}
+import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
 import fastwindow.explain.WindowReport
 import fastwindow.planning.FastWindowStrategy
@@ -50,11 +51,7 @@ object FastWindow {
   /** Whether the strategy is part of this session's planner, by either route. */
   def isInstalled(session: SparkSession): Boolean = {
     val name = FastWindowStrategy.getClass.getName
-    session match {
-      case classic: org.apache.spark.sql.classic.SparkSession =>
-        classic.sessionState.planner.strategies.exists(_.getClass.getName == name)
-      case _ => false
-    }
+    ClassicShim.sessionState(session).exists(_.planner.strategies.exists(_.getClass.getName == name))
   }
 
   /**

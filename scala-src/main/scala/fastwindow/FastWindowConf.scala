@@ -99,7 +99,8 @@ object FastWindowConf {
     parse = bool)
 
   private def positiveInt(key: String, raw: String): Int =
-    raw.toIntOption.filter(_ > 0).getOrElse(throw badValue(key, raw, "a positive integer"))
+    scala.util.Try(raw.toInt).toOption.filter(_ > 0)
+      .getOrElse(throw badValue(key, raw, "a positive integer"))
 
   val STREAMING_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.streaming.enabled",

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.types.{PhysicalBooleanType, PhysicalByteTyp
 import org.apache.spark.sql.catalyst.util.{ArrayData, MapData}
 import org.apache.spark.sql.types.{DataType, Decimal}
 import org.apache.spark.sql.fastwindow.shims.NewerTypeGetters
-import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String, VariantVal}
+import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 
 /**
  * One growable column of the partition buffer: the values of one input
@@ -211,7 +211,6 @@ final class ColumnarRowView(columns: Array[Column]) extends InternalRow with New
   override def getUTF8String(ordinal: Int): UTF8String = obj(ordinal)
   override def getBinary(ordinal: Int): Array[Byte] = obj(ordinal)
   override def getInterval(ordinal: Int): CalendarInterval = obj(ordinal)
-  override def getVariant(ordinal: Int): VariantVal = obj(ordinal)
   override def getStruct(ordinal: Int, numFields: Int): InternalRow = obj(ordinal)
   override def getArray(ordinal: Int): ArrayData = obj(ordinal)
   override def getMap(ordinal: Int): MapData = obj(ordinal)

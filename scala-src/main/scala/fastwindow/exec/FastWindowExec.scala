@@ -1,12 +1,12 @@
 package fastwindow.exec
 
-import org.apache.spark.{PartitionEvaluator, SparkException, TaskContext}
+import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, SparkException, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.execution.window.{WindowEvaluatorFactory, WindowExecBase}
+import org.apache.spark.sql.execution.window.WindowExecBase
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
 import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
@@ -110,8 +110,10 @@ case class FastWindowExec(
    * buffers do not fit in memory. Its spills count in this node's spill size; its segment-tree
    * frame counts (when `spark.sql.window.segmentTree.enabled`) are not shown.
    */
-  private def sparkWindowFactory: WindowEvaluatorFactory = WindowEvaluatorShim.sparkWindowFactory(
-    sparkContext, windowExpression, partitionSpec, orderSpec, child.output, longMetric("spillSize"))
+  private def sparkWindowFactory: PartitionEvaluatorFactory[InternalRow, InternalRow] =
+    WindowEvaluatorShim.sparkWindowFactory(
+      sparkContext, windowExpression, partitionSpec, orderSpec, child.output,
+      longMetric("spillSize"))
 
   // The plan depends on the window expressions only, so a new child keeps it.
   override protected def withNewChildInternal(newChild: SparkPlan): FastWindowExec = {

@@ -1,7 +1,7 @@
 package fastwindow.exec
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, Expression, InterpretedOrdering, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.util.UnsafeRowUtils
+import org.apache.spark.sql.fastwindow.shims.ClassicShim
 import org.apache.spark.sql.types._
 
 /**
@@ -83,7 +83,7 @@ object PartitionKey {
     extends PartitionKey {
     private val project = UnsafeProjection.create(partitionSpec, childOutput)
     private val equal: (UnsafeRow, UnsafeRow) => Boolean =
-      if (partitionSpec.forall(e => UnsafeRowUtils.isBinaryStable(e.dataType))) {
+      if (partitionSpec.forall(e => ClassicShim.isBinaryStable(e.dataType))) {
         (a, b) => a.equals(b)
       } else {
         val ordering = InterpretedOrdering.forSchema(partitionSpec.map(_.dataType))

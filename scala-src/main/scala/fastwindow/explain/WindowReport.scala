@@ -1,10 +1,11 @@
 package fastwindow.explain
 
-import org.apache.spark.sql.{Dataset, ExtendedExplainGenerator}
+import org.apache.spark.sql.Dataset
 import org.apache.spark.sql.catalyst.expressions.{NamedExpression, SpecifiedWindowFrame, WindowExpression}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase}
+import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
 import fastwindow.exec.FastWindowExec
 import fastwindow.functions.{FramePlanning, WindowSupport}
@@ -50,13 +51,9 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   val PythonUdf: FallbackReason = FallbackReason(FallbackReason.PythonUdf,
     "Python UDF window functions run on Spark's Python window operator")
 
-  def of(df: Dataset[_]): Seq[WindowReport] = df match {
-    case classic: org.apache.spark.sql.classic.Dataset[_] =>
-      of(classic.queryExecution.executedPlan)
-    case other =>
-      throw new IllegalArgumentException(
-        s"fastwindow can only explain classic (non-Connect) Datasets, got ${other.getClass}")
-  }
+  def of(df: Dataset[_]): Seq[WindowReport] = ClassicShim.executedPlan(df).map(of).getOrElse(
+    throw new IllegalArgumentException(
+      s"fastwindow can only explain classic (non-Connect) Datasets, got ${df.getClass}"))
 
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
@@ -121,13 +118,6 @@ object WindowReport extends AdaptiveSparkPlanHelper {
       "frames" -> Json.arr(e.frames),
       "inputs" -> Json.str(e.inputs))
   }.mkString("[\n  ", ",\n  ", "\n]")
-}
-
-/** Adds fastwindow's window report to `EXPLAIN EXTENDED` (via spark.sql.extendedExplainProviders). */
-class FastWindowExplainGenerator extends ExtendedExplainGenerator {
-  override def title: String = "fastwindow"
-  override def generateExtendedInfo(plan: SparkPlan): String =
-    WindowReport.render(WindowReport.of(plan))
 }
 
 /** Minimal JSON writing for the reports shared with Python (no dependency on Spark's json4s). */

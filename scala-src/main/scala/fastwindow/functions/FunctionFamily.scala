@@ -3,6 +3,7 @@ package fastwindow.functions
 import scala.reflect.ClassTag
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, SpecifiedWindowFrame}
+import org.apache.spark.sql.fastwindow.shims.ClassicShim
 import org.apache.spark.sql.types._
 
 import fastwindow.columns.{ColumnLayout, ColumnType}
@@ -86,7 +87,7 @@ object TypeSet {
   val orderable: TypeSet = TypeSet(
     "numeric, boolean, string (UTF8_BINARY collation), binary, date, timestamp, timestamp_ntz",
     {
-      case s: StringType => s.collationId == StringType.collationId
+      case s: StringType => ClassicShim.isBinaryCollation(s)
       case BooleanType | BinaryType | DateType | TimestampType | TimestampNTZType => true
       case other => numeric.contains(other)
     })

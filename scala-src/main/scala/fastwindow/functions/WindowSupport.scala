@@ -87,7 +87,7 @@ object WindowSupport {
       case frame: SpecifiedWindowFrame =>
         families.iterator
           .flatMap(_.plan(w.windowFunction, frame, w.windowSpec.orderSpec, ordinal))
-          .nextOption()
+          .collectFirst { case planned => planned }
           .getOrElse(Left(FallbackReason(FallbackReason.UnsupportedFunction,
             s"window function ${w.windowFunction.prettyName} is not supported yet " +
               s"(supported: ${families.flatMap(_.sqlNames).mkString(", ")})")))

@@ -3,7 +3,7 @@ package org.apache.spark.sql.fastwindow.shims
 import org.apache.spark.sql.catalyst.expressions.{EvalMode, Expression, TimeAdd}
 import org.apache.spark.sql.catalyst.expressions.aggregate.Sum
 
-/** Spark 4.0: `Sum` carries a bare eval mode; timestamp + interval is `TimeAdd`. */
+/** Spark 3.5 and 4.0: `Sum` carries a bare eval mode; timestamp + interval is `TimeAdd`. */
 object ArithmeticShim {
   def evalMode(sum: Sum): EvalMode.Value = sum.evalMode
 
