@@ -1,0 +1,123 @@
+"""A varied window workload run where users run fastwindow: on a cluster, or behind Spark Connect.
+
+    spark-submit --master local-cluster[2,1,1024] --jars JAR \
+        --conf spark.sql.extensions=fastwindow.FastWindowExtensions deployment_app.py submit
+                                          # a classic session on a cluster, the jar shipped by
+                                          # --jars (no fastwindow Python code at all)
+    python deployment_app.py connect URL  # a Spark Connect client (sc://host:port) of a server
+                                          # started with the jar and the extension
+
+For every query of QUERIES, with ANSI off and on (and spark.fastwindow.exactFloats on), it runs the query with spark.fastwindow.enabled
+true and false, checks the two results with chispa (same rows, order ignored) and reads the plan
+the way that kind of user does (``df.explain()`` on Connect). It prints one line
+``FWRESULT <json>`` for tests/test_deployments.py: per query and ANSI setting, whether the plan
+ran FastWindow, whether Spark's Window ran, and whether the results were equal.
+"""
+
+import contextlib
+import io
+import json
+import sys
+
+from chispa import assert_df_equality
+from pyspark.sql import SparkSession
+
+DATA = """(SELECT id, id % 13 AS p, (id * 37) % 101 AS v, CAST(id % 17 AS DOUBLE) / 4 AS d,
+                  CASE WHEN id % 11 = 0 THEN NULL ELSE (id * 7) % 23 END AS n
+           FROM range(0, 4000, 1, 4)) t"""
+
+#: Every family: ranking, offsets, aggregates over whole / running / moving / RANGE frames.
+QUERIES = {
+    # row_number and ntile over a total order (over ties they may number rows either way).
+    "ranking": f"""SELECT id, row_number() OVER t AS rn, ntile(4) OVER t AS nt, rank() OVER w AS rk,
+        dense_rank() OVER w AS dr, percent_rank() OVER w AS pr, cume_dist() OVER w AS cd
+        FROM {DATA} WINDOW w AS (PARTITION BY p ORDER BY v), t AS (PARTITION BY p ORDER BY v, id)""",
+    "offsets": f"""SELECT id, lag(v) OVER w AS lg, lead(n, 2, -1) OVER w AS ld,
+        lag(d, 3) OVER w AS lg3 FROM {DATA} WINDOW w AS (PARTITION BY p ORDER BY id)""",
+    "whole": f"""SELECT id, sum(v) OVER (PARTITION BY p) AS s, max(d) OVER (PARTITION BY p) AS mx,
+        count(n) OVER (PARTITION BY p) AS c FROM {DATA}""",
+    "running": f"""SELECT id, sum(v) OVER w AS s, avg(n) OVER w AS a, min(d) OVER w AS mn
+        FROM {DATA} WINDOW w AS (PARTITION BY p ORDER BY id)""",
+    "moving": f"""SELECT id, sum(v) OVER w AS s, avg(d) OVER w AS a, max(n) OVER w AS mx,
+        stddev(v) OVER w AS sd FROM {DATA}
+        WINDOW w AS (PARTITION BY p ORDER BY id ROWS BETWEEN 5 PRECEDING AND 2 FOLLOWING)""",
+    "range": f"""SELECT id, count(*) OVER w AS c, sum(n) OVER w AS s FROM {DATA}
+        WINDOW w AS (PARTITION BY p ORDER BY v RANGE BETWEEN 10 PRECEDING AND 5 FOLLOWING)""",
+    "overflow": f"""SELECT id, sum(CAST(v AS BIGINT) * 90000000000000000) OVER
+        (PARTITION BY p ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM {DATA}""",
+}
+
+
+def explained(df) -> str:
+    """The physical plan as ``df.explain()`` prints it (what a Connect user sees)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        df.explain()
+    return out.getvalue()
+
+
+def outcome(spark, sql, enabled):
+    """(plan text, collected rows or None, schema, error or None) with fastwindow on or off."""
+    spark.conf.set("spark.fastwindow.enabled", enabled)
+    df = spark.sql(sql)
+    try:
+        rows = df.collect()
+    except Exception as exc:  # noqa: BLE001 - the error itself is the result to compare
+        return explained(df), None, df.schema, type(exc).__name__ + ": " + str(exc).splitlines()[0][:200]
+    return explained(df), rows, df.schema, None
+
+
+def check(spark):
+    # Bit-exact floats (Spark's summation order on sliding frames), so that chispa's exact
+    # comparison applies to averages and deviations too; the default's tolerance is covered by
+    # the differential suite.
+    spark.conf.set("spark.fastwindow.exactFloats", "true")
+    results = []
+    for ansi in ("false", "true"):
+        spark.conf.set("spark.sql.ansi.enabled", ansi)
+        for name, sql in QUERIES.items():
+            plan_on, rows_on, schema, error_on = outcome(spark, sql, "true")
+            plan_off, rows_off, _, error_off = outcome(spark, sql, "false")
+            equal, detail = error_on == error_off, None
+            if rows_on is not None and rows_off is not None:
+                try:
+                    assert_df_equality(spark.createDataFrame(rows_on, schema),
+                                       spark.createDataFrame(rows_off, schema),
+                                       ignore_row_order=True)
+                except Exception as exc:  # noqa: BLE001 - chispa's DataFramesNotEqualError
+                    equal, detail = False, str(exc)[:2000]
+            results.append({
+                "query": name, "ansi": ansi, "equal": equal, "detail": detail,
+                "error": error_on, "error_off": error_off,
+                "fastwindow_on": "FastWindow" in plan_on,
+                "window_off": "Window" in plan_off and "FastWindow" not in plan_off,
+                "plan_on": None if "FastWindow" in plan_on else plan_on,
+            })
+    spark.conf.set("spark.fastwindow.enabled", "true")
+    return results
+
+
+def main(mode, *args):
+    info = {}
+    if mode == "submit":
+        spark = SparkSession.builder.appName("fastwindow-deployment").getOrCreate()
+        spark.conf.set("spark.sql.shuffle.partitions", "4")
+    elif mode == "connect":
+        (url,) = args
+        spark = SparkSession.builder.remote(url).getOrCreate()
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            spark.sql(QUERIES["ranking"]).explain(extended=True)
+        info["extended_explain"] = out.getvalue()
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+    info.update(spark=spark.version, results=check(spark))
+    if mode == "submit":
+        # The block managers of the driver and of each executor JVM that ran tasks.
+        info["executors"] = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
+    print("FWRESULT " + json.dumps(info), flush=True)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
