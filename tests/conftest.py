@@ -18,7 +18,9 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
-CODEGEN_MODES = ["CODEGEN_ONLY", "NO_CODEGEN"]
+#: Both evaluators by default; the line suite (tests/line_suite.py) runs the generated one on the
+#: other Spark lines to keep CI within its time (the algorithms are the same Scala on both).
+CODEGEN_MODES = os.environ.get("FASTWINDOW_TEST_CODEGEN_MODES", "CODEGEN_ONLY,NO_CODEGEN").split(",")
 
 
 @pytest.fixture(scope="session")

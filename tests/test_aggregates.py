@@ -89,5 +89,5 @@ def test_overflow_without_ansi_matches_spark(spark, name):
 @pytest.mark.parametrize("name", sorted(OVERFLOW_QUERIES))
 def test_overflow_with_ansi_raises_sparks_error(spark, name):
     condition = assert_same_error(spark, OVERFLOW_QUERIES[name], ansi=True)
-    assert condition in ("ARITHMETIC_OVERFLOW", "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
-                         "NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION")
+    # (Spark 3.5 names the decimal one NUMERIC_VALUE_OUT_OF_RANGE, without a sub-condition.)
+    assert condition.split(".")[0] in ("ARITHMETIC_OVERFLOW", "NUMERIC_VALUE_OUT_OF_RANGE")

@@ -40,3 +40,11 @@ def test_ci_runs_the_readme_test_command():
     assert "bash .ci/test\n" in README
     ci_run = (ROOT / ".ci" / "run").read_text()
     assert re.search(r"^exec bash \.ci/test\b", ci_run, re.M), ".ci/run must run the README's test command"
+
+
+def test_support_matrix_matches_the_build():
+    import line_suite
+
+    assert readme_section("support-matrix") == line_suite.support_matrix(), (
+        "README's support matrix is stale: regenerate it with `python tests/line_suite.py "
+        "--markdown`")

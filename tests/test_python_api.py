@@ -107,10 +107,11 @@ def test_jar_path_is_bundled_jar():
     assert "fastwindow/FastWindow.class" in names
     assert "fastwindow/FastWindowExtensions.class" in names
     assert f"version={fastwindow.__version__}" in props.splitlines()
-    assert f"spark.version={spark}" in props.splitlines()
+    # Built against this Spark line (the installed release, or that line's Maven release).
+    assert f"spark.line={_minor(spark)}" in props.splitlines()
     assert "scala.binary.version=2.13" in props.splitlines()
     assert re.search(r"^source\.hash=[0-9a-f]{64}$", props, re.MULTILINE)
-    assert fastwindow.built_for_spark() == spark
+    assert _minor(fastwindow.built_for_spark()) == _minor(spark)
 
 
 def test_jar_path_missing_says_how_to_build(monkeypatch, tmp_path):
@@ -516,15 +517,17 @@ def test_backend_surfaces_scalac_errors(tmp_path):
 def test_backend_builds_other_lines_against_maven_central(tmp_path):
     # A line other than the installed one is compiled against its Spark's API jars from Maven
     # Central (cached in ~/.cache/fastwindow), with its own shim folder.
+    line, maven = ("4.2", "4.2.0/2.13.18") if _minor(_pyspark_version()) == "4.0" else \
+        ("4.0", "4.0.4/2.13.16")
     root = _scratch_tree(tmp_path, "package demo\nobject Hello { def hi = Line.name }\n",
-                         maven_lines=[("4.0", "4.0.4/2.13.16")])
+                         maven_lines=[(line, maven)])
     proc = _run_backend(root, "--spark-lines", "all")
     assert proc.returncode == 0, proc.stderr
     jars = root / "python" / "fastwindow" / "jars"
-    other = jars / "fastwindow-spark4.0_2.13-9.8.7.jar"
+    other = jars / f"fastwindow-spark{line}_2.13-9.8.7.jar"
     props = _jar.build_info(str(other))
-    assert props["spark.version"] == "4.0.4" and props["scala.version"] == "2.13.16"
-    assert props["spark.line"] == "4.0"
+    assert (props["spark.version"], props["scala.version"]) == tuple(maven.split("/"))
+    assert props["spark.line"] == line
     installed = jars / f"fastwindow-spark{_minor(_pyspark_version())}_2.13-9.8.7.jar"
     assert installed.is_file()
     # Editable installs build only the installed line, and keep other lines' jars only while
@@ -533,7 +536,7 @@ def test_backend_builds_other_lines_against_maven_central(tmp_path):
         "package demo\nobject Hello { def hi = Line.name + \"!\" }\n")
     proc = _run_backend(root)
     assert proc.returncode == 0, proc.stderr
-    assert "removing stale fastwindow-spark4.0_2.13-9.8.7.jar" in proc.stderr
+    assert f"removing stale fastwindow-spark{line}_2.13-9.8.7.jar" in proc.stderr
     assert installed.is_file() and not other.exists()
 
 
