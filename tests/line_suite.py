@@ -47,7 +47,7 @@ LINE_SUITE = [
     "test_range_frames.py", "test_moments_and_bits.py", "test_edge_inputs.py",
     "test_random_queries.py", "test_fallback.py", "test_entry_routes.py",
 ]
-LINE_ENV = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "80"}
+LINE_ENV = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "48"}
 
 
 def support_matrix() -> str:
