@@ -589,3 +589,15 @@ def test_jar_path_names_the_supported_lines(monkeypatch, tmp_path, capsys):
         err = capsys.readouterr().err
         assert f"has no jar for {wanted}" in err
         assert "carries jars for Spark 4.0, 4.1 (Scala 2.13)" in err
+
+
+def test_jar_path_picks_the_scala_of_the_local_pyspark(monkeypatch, tmp_path):
+    jars = {scala: _fake_jars(monkeypatch, tmp_path, ["3.5"], scala=scala)["3.5"]
+            for scala in ("2.12", "2.13")}
+    monkeypatch.setattr(_jar, "_installed_pyspark", lambda: None)
+    monkeypatch.setattr(_jar, "_pyspark_scala", lambda: "2.13")
+    assert fastwindow.jar_path(spark="3.5.1") == str(jars["2.13"])
+    assert fastwindow.jar_path(spark="3.5", scala="2.12") == str(jars["2.12"])
+    monkeypatch.setattr(_jar, "_pyspark_scala", lambda: None)
+    with pytest.raises(FastWindowError, match=r"Scala 2\.12 and 2\.13: say which"):
+        fastwindow.jar_path(spark="3.5")

@@ -85,10 +85,14 @@ def jar_path(spark: Optional[str] = None, scala: Optional[str] = None) -> str:
         line = spark_minor(version)
     except ValueError as exc:
         raise FastWindowError(f"jar_path(spark={spark!r}): {exc}") from None
-    if scala is None and installed is not None and spark_minor(installed[0]) == line:
+    if scala is None and installed is not None and _same_line(installed[0], line):
         scala = installed[1]
     matches = {key: p for key, p in jars.items()
                if key[0] == line and (scala is None or key[1] == scala)}
+    if len(matches) > 1 and scala is None:
+        # Both Scala builds of the line (Spark 3.5): the local pyspark's Scala, if it says.
+        local = _pyspark_scala()
+        matches = {k: p for k, p in matches.items() if k[1] == local} or matches
     if len(matches) == 1:
         return str(next(iter(matches.values())))
     if len(matches) > 1:
@@ -102,6 +106,13 @@ def jar_path(spark: Optional[str] = None, scala: Optional[str] = None) -> str:
         f"minor lines, and this package carries jars for {_describe(jars)}. Use one of those "
         "Spark lines; a fastwindow checkout builds every supported line with `pip install .` "
         "(an editable install builds only the installed pyspark's).")
+
+
+def _same_line(version: str, line: str) -> bool:
+    try:
+        return spark_minor(version) == line
+    except ValueError:  # a version string that is not one (a custom build)
+        return False
 
 
 def _installed_pyspark() -> Optional[Tuple[str, Optional[str]]]:
@@ -119,7 +130,8 @@ def _installed_pyspark() -> Optional[Tuple[str, Optional[str]]]:
 
 @functools.lru_cache(maxsize=1)
 def _pyspark_scala() -> Optional[str]:
-    # The Scala of a pip-installed pyspark: its jars/spark-core_<scala>-<version>.jar.
+    """The Scala of the importable pyspark, from its spark-core_<scala>-<version>.jar: in
+    pyspark/jars (pip) or $SPARK_HOME/jars (a Spark distribution's python/pyspark)."""
     try:
         import importlib.util
 
@@ -128,11 +140,12 @@ def _pyspark_scala() -> Optional[str]:
         return None
     if spec is None or not spec.origin:
         return None
-    jars = Path(spec.origin).parent / "jars"
-    for core in sorted(jars.glob("spark-core_*.jar")) if jars.is_dir() else []:
-        m = re.fullmatch(r"spark-core_(\d+\.\d+)-.+\.jar", core.name)
-        if m:
-            return m.group(1)
+    package = Path(spec.origin).parent
+    for jars in (package / "jars", package.parent.parent / "jars"):
+        for core in sorted(jars.glob("spark-core_*.jar")) if jars.is_dir() else []:
+            m = re.fullmatch(r"spark-core_(\d+\.\d+)-.+\.jar", core.name)
+            if m:
+                return m.group(1)
     return None
 
 
