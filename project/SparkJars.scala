@@ -6,48 +6,97 @@ import scala.sys.process._
 import scala.util.Try
 
 /**
- * Finds the Spark distribution fastwindow compiles and tests against.
+ * Which Spark fastwindow is compiled and tested against, for each Spark line it is built for.
  *
- * Why not a Maven dependency: fastwindow plugs into Spark internals (planner strategies,
- * physical operators), which are not binary-stable across Spark minor versions, so the jar must
- * be built against the exact Spark it will run in. That Spark (4.3.x) is the one installed with
- * pyspark, and it is not published on Maven Central, so we compile against its `jars/` folder.
+ * fastwindow plugs into Spark internals (planner strategies, physical operators), which are not
+ * binary-stable across Spark minor lines, so each line gets its own jar, compiled with that
+ * line's shim folders against that line's Spark. The lines are the rows of
+ * `scala-src/shims/spark-lines.tsv` (the table the Python build backend reads too).
  *
- * Lookup order (first match wins):
- *   1. env FASTWINDOW_SPARK_JARS   a directory of Spark jars (must be valid if set)
- *   2. $SPARK_HOME/jars
- *   3. <pyspark package dir>/jars of the pyspark importable by `python3`
+ * A line is built against one of two Sparks:
+ *   - the installed one (pyspark's `jars/` dir, `$SPARK_HOME/jars` or FASTWINDOW_SPARK_JARS), when
+ *     it is of that line and Scala version: always the case for the default line, and the only way
+ *     for a line Maven Central does not serve (4.3);
+ *   - otherwise the line's Spark release from Maven Central, as `Provided` dependencies (so tests
+ *     of that line run on that Spark too).
  */
 object SparkJars {
 
-  /** What the build needs to know about a Spark jars directory. */
-  final case class Spark(dir: File, sparkVersion: String, scalaVersion: Option[String]) {
-    /** "4.3" for Spark 4.3.0: the jar is only compatible within one Spark minor line. */
-    def binaryVersion: String = sparkVersion.split('.').take(2).mkString(".")
-    def jars: Seq[File] = Option(dir.listFiles()).toSeq.flatten.filter(_.getName.endsWith(".jar")).sortBy(_.getName)
-
-    /**
-     * The shim source folders of this Spark's line, from scala-src/shims/spark-lines.tsv (the
-     * table the Python build backend reads too).
-     */
-    def shimDirs(base: File): Seq[File] = {
-      val table = new File(base, "scala-src/shims/spark-lines.tsv")
-      val rows = IO.readLines(table).map(_.trim).filter(l => l.nonEmpty && !l.startsWith("#"))
-      rows.map(_.split("\\s+")).collectFirst {
-        case Array(line, "2.13", shims, _) if line == binaryVersion =>
-          shims.split(',').toSeq.map(name => new File(base, s"scala-src/shims/$name/scala"))
-      }.getOrElse(fail(s"Spark $sparkVersion: no Scala 2.13 line $binaryVersion in $table"))
-    }
+  /** One row of spark-lines.tsv. */
+  final case class Line(line: String, scala: String, shims: Seq[String], maven: Option[(String, String)]) {
+    /** "3.5_2.12": how a line is named on the command line and in FASTWINDOW_SPARK_LINE. */
+    def id: String = s"${line}_$scala"
   }
 
-  private val SparkSqlJar = """spark-sql_2\.13-(\d+\.\d+\.\d+[^/]*)\.jar""".r
-  private val ScalaLibJar = """scala-library-(2\.13\.\d+)\.jar""".r
+  /** An installed Spark jars directory. */
+  final case class Spark(dir: File, sparkVersion: String, scalaBinary: String, scalaVersion: Option[String]) {
+    /** "4.3" for Spark 4.3.0: a jar is only compatible within one Spark minor line. */
+    def line: String = sparkVersion.split('.').take(2).mkString(".")
+    def jars: Seq[File] = Option(dir.listFiles()).toSeq.flatten.filter(_.getName.endsWith(".jar")).sortBy(_.getName)
+  }
 
-  /** Some(Spark) if `dir` holds a Scala 2.13 Spark (identified by spark-sql_2.13-X.Y.Z.jar). */
+  /** What one build of the jar compiles against: a line, and the installed Spark if it is used. */
+  final case class Target(line: Line, installed: Option[Spark]) {
+    def sparkVersion: String = installed.map(_.sparkVersion).getOrElse(line.maven.get._1)
+    def scalaVersion: String = installed.flatMap(_.scalaVersion).orElse(line.maven.map(_._2)).getOrElse("2.13.18")
+    /** Maven Central Spark modules, for a line not built against the installed Spark. */
+    def mavenSpark: Option[String] = if (installed.isEmpty) line.maven.map(_._1) else None
+    def shimDirs(base: File): Seq[File] = line.shims.map(name => new File(base, s"scala-src/shims/$name/scala"))
+  }
+
+  def linesFile(base: File): File = new File(base, "scala-src/shims/spark-lines.tsv")
+
+  /** The rows of spark-lines.tsv, in file order. */
+  def lines(base: File): Seq[Line] =
+    IO.readLines(linesFile(base)).map(_.trim).filter(l => l.nonEmpty && !l.startsWith("#")).map { row =>
+      row.split("\\s+") match {
+        case Array(line, scala, shims, maven) =>
+          val release = maven.split('/') match {
+            case Array(spark, scalac) => Some((spark, scalac))
+            case _                    => None
+          }
+          Line(line, scala, shims.split(',').toSeq, release)
+        case _ => fail(s"${linesFile(base)}: expected 4 fields (line scala shims maven): $row")
+      }
+    }
+
+  /**
+   * The line named `requested` ("3.5_2.12", "4.2", "4.2_2.13"), resolved to what it compiles
+   * against; fails with the list of lines when it is unknown or cannot be built here.
+   */
+  def target(base: File, requested: String): Target = {
+    val all = lines(base)
+    val matching = all.filter(l => l.id == requested || l.line == requested)
+    val line = matching match {
+      case Seq(one) => one
+      case Seq()    => fail(s"unknown Spark line '$requested'; the lines are ${all.map(_.id).mkString(", ")}")
+      case several  => fail(s"Spark line '$requested' is ambiguous: say one of ${several.map(_.id).mkString(", ")}")
+    }
+    val usable = installed.toOption.filter(s => s.line == line.line && s.scalaBinary == line.scala)
+    if (usable.isEmpty && line.maven.isEmpty)
+      fail(s"Spark line ${line.id} is not on Maven Central, so it is built only against an installed " +
+        s"Spark ${line.line} (pip install 'pyspark==${line.line}.*', or SPARK_HOME)" +
+        installed.fold(why => s"; none found: $why", s => s"; found Spark ${s.sparkVersion} in ${s.dir}"))
+    Target(line, usable)
+  }
+
+  /**
+   * The line built when none is asked for: FASTWINDOW_SPARK_LINE (or -Dfastwindow.spark.line),
+   * else the installed Spark's.
+   */
+  def defaultLine: String =
+    sys.props.get("fastwindow.spark.line").orElse(sys.env.get("FASTWINDOW_SPARK_LINE")).map(_.trim)
+      .filter(_.nonEmpty)
+      .getOrElse(installed.fold(fail, s => s"${s.line}_${s.scalaBinary}"))
+
+  private val SparkSqlJar = """spark-sql_(2\.1[23])-(\d+\.\d+\.\d+[^/]*)\.jar""".r
+  private val ScalaLibJar = """scala-library-(2\.1[23]\.\d+)\.jar""".r
+
+  /** Some(Spark) if `dir` holds a Spark (identified by spark-sql_<scala>-X.Y.Z.jar). */
   def inspect(dir: File): Option[Spark] = {
     val names = Option(dir.listFiles()).toSeq.flatten.map(_.getName)
-    names.collectFirst { case SparkSqlJar(v) => v }.map { sparkVersion =>
-      Spark(dir.getAbsoluteFile, sparkVersion, names.collectFirst { case ScalaLibJar(v) => v })
+    names.collectFirst { case SparkSqlJar(scala, v) => (scala, v) }.map { case (scala, sparkVersion) =>
+      Spark(dir.getAbsoluteFile, sparkVersion, scala, names.collectFirst { case ScalaLibJar(v) => v })
     }
   }
 
@@ -64,17 +113,20 @@ object SparkJars {
       }
   }
 
-  /** Locates Spark or throws with a message saying how to fix it. */
-  def locate(): Spark = {
-    def bad(what: String, dir: File) =
-      s"$what = $dir has no spark-sql_2.13-<version>.jar (need a Spark 4.x built for Scala 2.13)"
+  /**
+   * The installed Spark, or a message saying what was tried and how to fix it. Lookup order
+   * (first match wins): FASTWINDOW_SPARK_JARS (must be valid if set), $SPARK_HOME/jars, the jars/
+   * dir of the pyspark importable by `python3`.
+   */
+  lazy val installed: Either[String, Spark] = {
+    def bad(what: String, dir: File) = s"$what = $dir has no spark-sql_<scala>-<version>.jar"
 
     sys.env.get("FASTWINDOW_SPARK_JARS").filter(_.trim.nonEmpty) match {
       // An explicit override must be right: silently falling through would build against
       // some other Spark than the one asked for.
       case Some(path) =>
         val dir = new File(path)
-        inspect(dir).getOrElse(fail(bad("FASTWINDOW_SPARK_JARS", dir)))
+        inspect(dir).toRight(bad("FASTWINDOW_SPARK_JARS", dir))
 
       case None =>
         val fromSparkHome: Either[String, Spark] =
@@ -88,20 +140,17 @@ object SparkJars {
           val dir = new File(pkg, "jars")
           inspect(dir).toRight(bad("pyspark jars dir", dir))
         }
-        fromSparkHome.left.flatMap(why1 => fromPyspark.left.map(why2 => Seq(why1, why2))) match {
-          case Right(spark) => spark
-          case Left(whys) =>
-            fail(
-              (Seq(
-                "Cannot find the Spark jars fastwindow compiles against. Tried:",
-                "  - FASTWINDOW_SPARK_JARS is not set"
-              ) ++ whys.map("  - " + _) ++ Seq(
-                "Fix one of:",
-                "  * pip install pyspark   (the version fastwindow targets; its jars/ dir is used), or",
-                "  * export SPARK_HOME=/path/to/spark-4.x (a Scala 2.13 build), or",
-                "  * export FASTWINDOW_SPARK_JARS=/path/to/dir/with/spark-jars"
-              )).mkString("\n")
-            )
+        fromSparkHome.left.flatMap(why1 => fromPyspark.left.map(why2 => Seq(why1, why2))).left.map { whys =>
+          (Seq(
+            "Cannot find the Spark jars fastwindow compiles against. Tried:",
+            "  - FASTWINDOW_SPARK_JARS is not set"
+          ) ++ whys.map("  - " + _) ++ Seq(
+            "Fix one of:",
+            "  * pip install pyspark   (its jars/ dir is used), or",
+            "  * export SPARK_HOME=/path/to/spark, or",
+            "  * export FASTWINDOW_SPARK_JARS=/path/to/dir/with/spark-jars, or",
+            "  * export FASTWINDOW_SPARK_LINE=<line> to build a line served by Maven Central (e.g. 3.5_2.12)"
+          )).mkString("\n")
         }
     }
   }

@@ -19,20 +19,29 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 
-#: Spark line -> (pip requirement of its pyspark, Scala of that pyspark). The newest release of
-#: each line on PyPI; pandas < 3 where that pyspark predates pandas 3.
-LINES: Dict[str, Dict[str, str]] = {
+#: Spark line (or <line>_<scala>) -> pip requirement of its pyspark, the Scala it runs, extra
+#: pip requirements (pandas < 3 where that pyspark predates pandas 3). The newest release of each
+#: line on PyPI. "spark_home": "maven" runs pyspark on a Spark of that Scala from Maven Central
+#: (PyPI's pyspark 3.5 is the Scala 2.12 build; see maven_spark_home); "suite" overrides LINE_SUITE.
+LINES: Dict[str, Dict[str, Any]] = {
     "3.5": {"pyspark": "pyspark==3.5.*", "scala": "2.12", "extra": "pandas<3"},
+    "3.5_2.13": {"pyspark": "pyspark==3.5.*", "scala": "2.13", "extra": "pandas<3",
+                 "spark_home": "maven",
+                 # The same sources as 3.5_2.12's jar, compiled by Scala 2.13: every family and
+                 # frame kind, and random queries, show the Scala build links and runs.
+                 "suite": ["test_ranking.py", "test_offset.py", "test_aggregates.py",
+                           "test_range_frames.py", "test_random_queries.py"]},
     "4.0": {"pyspark": "pyspark[connect]==4.0.*", "scala": "2.13", "extra": "pandas<3"},
     "4.1": {"pyspark": "pyspark[connect]==4.1.*", "scala": "2.13", "extra": "pandas"},
     "4.2": {"pyspark": "pyspark[connect]==4.2.*", "scala": "2.13", "extra": "pandas"},
@@ -40,12 +49,14 @@ LINES: Dict[str, Dict[str, str]] = {
 
 #: What runs on each line: every function family x frame kind x ANSI on/off (on the generated
 #: evaluator; the interpreted twin runs the same Scala algorithms and is covered on the installed
-#: line), random queries, fallbacks and explain, and the three entry routes. The local-cluster
-#: and Spark Connect tests run on the installed line (tests/test_deployments.py).
+#: line), random queries, fallbacks and explain, the three entry routes, and memory (the task's
+#: memory manager, spilling at Spark's thresholds). The local-cluster and Spark Connect tests run
+#: on the installed line (tests/test_deployments.py).
 LINE_SUITE = [
     "test_ranking.py", "test_offset.py", "test_aggregates.py", "test_sliding_frames.py",
     "test_range_frames.py", "test_moments_and_bits.py", "test_edge_inputs.py",
     "test_random_queries.py", "test_fallback.py", "test_entry_routes.py",
+    "test_memory_pressure.py", "test_spill.py",
 ]
 LINE_ENV = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "48"}
 
@@ -65,12 +76,24 @@ def support_matrix() -> str:
         compiled = f"Spark {line.maven} (Maven Central)" if line.maven else "the installed pyspark"
         if line.line == installed:
             tested = f"pyspark {installed}.x: the whole suite"
-        elif line.line in LINES and LINES[line.line]["scala"] == line.scala:
-            tested = f"pyspark {line.line}.x from PyPI: the line suite"
+        elif _suite_line(line.line, line.scala):
+            if LINES[_suite_line(line.line, line.scala)].get("spark_home") == "maven":
+                tested = (f"pyspark {line.line}.x from PyPI on Spark {line.maven} (Scala "
+                          f"{line.scala}) from Maven Central: part of the line suite")
+            else:
+                tested = f"pyspark {line.line}.x from PyPI: the line suite"
         else:
             tested = "compiled only (PyPI's pyspark of this line is built for another Scala)"
         rows.append(f"| {line.line} | {line.scala} | {compiled} | {tested} | 17 | 3.9+ |")
     return "\n".join(rows)
+
+
+def _suite_line(line: str, scala: str) -> Optional[str]:
+    """The LINES key that tests a build line, if any."""
+    for key, spec in LINES.items():
+        if key.split("_")[0] == line and spec["scala"] == scala:
+            return key
+    return None
 
 
 def cache_dir() -> Path:
@@ -97,7 +120,8 @@ def build_wheel(out_dir: Path) -> Path:
 def line_venv(line: str, wheel: Path) -> Path:
     """A venv with the line's pyspark, the test tools and the wheel; returns its python."""
     spec = LINES[line]
-    venv = cache_dir() / "venvs" / f"spark-{line}_{spec['scala']}"
+    pyspark_line = line.split("_")[0]  # one venv per pyspark (3.5 and 3.5_2.13 share one)
+    venv = cache_dir() / "venvs" / f"spark-{pyspark_line}_{LINES[pyspark_line]['scala']}"
     python = venv / "bin" / "python"
     if not python.exists():
         log(f"creating {venv}")
@@ -109,13 +133,49 @@ def line_venv(line: str, wheel: Path) -> Path:
     return python
 
 
+def maven_spark_home(line: str, python: Path) -> Path:
+    """A Spark home for pyspark of `line` running a Spark of another Scala: the venv's pyspark
+    package with the Spark release's runtime jars from Maven Central in place of its own (resolved
+    by the sbt build for that line, FASTWINDOW_SPARK_LINE), built once into the cache."""
+    home = cache_dir() / "spark-homes" / f"spark-{line}"
+    if (home / "jars").is_dir() and all(jar.exists() for jar in (home / "jars").iterdir()):
+        return home  # (a link to a jar that left sbt's cache means: resolve again)
+    shutil.rmtree(home, ignore_errors=True)
+    log(f"{line}: resolving Spark's runtime jars from Maven Central (sbt)")
+    out = subprocess.run(["bash", str(REPO / ".ci" / "sbt"), "export Compile/dependencyClasspath"],
+                         cwd=str(REPO), env=dict(os.environ, FASTWINDOW_SPARK_LINE=line),
+                         check=True, capture_output=True, text=True).stdout
+    classpath = [Path(p) for p in out.strip().splitlines()[-1].split(os.pathsep)]
+    jars = [p for p in classpath if p.suffix == ".jar" and p.is_file()]
+    if not any(p.name.startswith("spark-core_") for p in jars):
+        raise SystemExit(f"sbt gave no Spark jars for {line}: {out[-2000:]}")
+    package = Path(subprocess.run(
+        [str(python), "-c", "import pyspark, os; print(os.path.dirname(pyspark.__file__))"],
+        check=True, capture_output=True, text=True).stdout.strip())
+    staging = home.with_name(home.name + ".tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "jars").mkdir(parents=True)
+    # Everything else is the pyspark's own: bin/ (spark-submit), python/lib/pyspark.zip (what
+    # Python workers import, so they match the driver's pyspark), conf, ...
+    for entry in package.iterdir():
+        if entry.name != "jars":
+            (staging / entry.name).symlink_to(entry)
+    for jar in jars:
+        (staging / "jars" / jar.name).symlink_to(jar)
+    staging.rename(home)
+    return home
+
+
 def run_line(line: str, wheel: Path, pytest_args: List[str], report_dir: Path) -> dict:
+    spec = LINES[line]
     python = line_venv(line, wheel)
     report = report_dir / f"spark-{line}.json"
     env = dict(os.environ)
     # The tests' helpers, but the package from the wheel (not python/ of the checkout).
     env["PYTHONPATH"] = str(TESTS)
     env.pop("SPARK_HOME", None)
+    if spec.get("spark_home") == "maven":
+        env["SPARK_HOME"] = str(maven_spark_home(line, python))
     env.update(LINE_ENV)
     probe = subprocess.run(
         [str(python), "-c", "import fastwindow, pyspark; print(pyspark.__version__, "
@@ -129,7 +189,8 @@ def run_line(line: str, wheel: Path, pytest_args: List[str], report_dir: Path) -
     log(f"Spark {pyspark_version}: {jar}")
     start = time.monotonic()
     proc = subprocess.run(
-        [str(python), "-m", "pytest", *[str(TESTS / t) for t in LINE_SUITE], "-q",
+        [str(python), "-m", "pytest", *[str(TESTS / t) for t in spec.get("suite", LINE_SUITE)],
+         "-q",
          "-p", "no:cacheprovider", "-rfE", f"--junitxml={report.with_suffix('.xml')}",
          *pytest_args],
         env=env, cwd=str(report_dir), capture_output=True, text=True)
@@ -149,7 +210,8 @@ def run(lines: List[str], wheel: Optional[Path] = None, pytest_args: Optional[Li
         wheel = build_wheel(work / "dist")
     results = []
     for line in lines:
-        log(f"Spark {line}: setting up and running {len(LINE_SUITE)} test files")
+        files = LINES[line].get("suite", LINE_SUITE)
+        log(f"Spark {line}: setting up and running {len(files)} test files")
         result = run_line(line, wheel, pytest_args or [], work)
         log(f"Spark {line}: {result.get('summary', result.get('error'))}")
         results.append(result)

@@ -601,3 +601,16 @@ def test_jar_path_picks_the_scala_of_the_local_pyspark(monkeypatch, tmp_path):
     monkeypatch.setattr(_jar, "_pyspark_scala", lambda: None)
     with pytest.raises(FastWindowError, match=r"Scala 2\.12 and 2\.13: say which"):
         fastwindow.jar_path(spark="3.5")
+
+
+def test_the_scala_of_spark_home_wins_over_pysparks_own_jars(monkeypatch, tmp_path):
+    # pyspark launches $SPARK_HOME's Spark when it is set: e.g. PyPI's pyspark 3.5 (Scala 2.12
+    # jars) driving a Spark 3.5 built for Scala 2.13 needs the 2.13 jar.
+    (tmp_path / "jars").mkdir()
+    (tmp_path / "jars" / "spark-core_2.13-3.5.9.jar").write_bytes(b"")
+    monkeypatch.setenv("SPARK_HOME", str(tmp_path))
+    _jar._pyspark_scala.cache_clear()
+    try:
+        assert _jar._pyspark_scala() == "2.13"
+    finally:
+        _jar._pyspark_scala.cache_clear()

@@ -130,8 +130,11 @@ def _installed_pyspark() -> Optional[Tuple[str, Optional[str]]]:
 
 @functools.lru_cache(maxsize=1)
 def _pyspark_scala() -> Optional[str]:
-    """The Scala of the importable pyspark, from its spark-core_<scala>-<version>.jar: in
-    pyspark/jars (pip) or $SPARK_HOME/jars (a Spark distribution's python/pyspark)."""
+    """The Scala of the Spark the importable pyspark runs, from its spark-core_<scala>-<version>.jar:
+    in $SPARK_HOME/jars when SPARK_HOME is set (pyspark then launches that Spark, whatever its own
+    jars/ holds), else pyspark/jars (pip) or the jars/ of the Spark distribution around it."""
+    home = os.environ.get("SPARK_HOME", "").strip()
+    candidates = [Path(home) / "jars"] if home else []
     try:
         import importlib.util
 
@@ -141,7 +144,7 @@ def _pyspark_scala() -> Optional[str]:
     if spec is None or not spec.origin:
         return None
     package = Path(spec.origin).parent
-    for jars in (package / "jars", package.parent.parent / "jars"):
+    for jars in candidates + [package / "jars", package.parent.parent / "jars"]:
         for core in sorted(jars.glob("spark-core_*.jar")) if jars.is_dir() else []:
             m = re.fullmatch(r"spark-core_(\d+\.\d+)-.+\.jar", core.name)
             if m:

@@ -4,9 +4,11 @@ import scala.util.Random
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.expressions.aggregate
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, Complete}
 import org.apache.spark.sql.catalyst.types.PhysicalDataType
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, ArrayData, GenericArrayData, MapData}
+import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -37,6 +39,12 @@ object WindowTestKit {
 
   def attr(name: String, dataType: DataType, nullable: Boolean = true): AttributeReference =
     AttributeReference(name, dataType, nullable)()
+
+  /** `sum(e)` in an eval mode (how Sum carries it differs between Spark lines). */
+  def sumOf(e: Expression, mode: EvalMode.Value = EvalMode.LEGACY): aggregate.Sum = ArithmeticShim.sum(e, mode)
+
+  /** A data type by its DDL, or None on a Spark line without it (collations, VARIANT: 4.0+). */
+  def typeOnThisLine(ddl: String): Option[DataType] = scala.util.Try(DataType.fromDDL(ddl)).toOption
 
   def asc(e: Expression): SortOrder = SortOrder(e, Ascending)
   def desc(e: Expression): SortOrder = SortOrder(e, Descending)
@@ -279,7 +287,7 @@ object WindowTestKit {
       k <- types.indices.iterator
       if !same(expected(i)(k), actual(i)(k), types(k))
     } yield (i, k)
-    diffs.nextOption().map { case (i, k) =>
+    diffs.take(1).toSeq.headOption.map { case (i, k) =>
       val fn = layout.plan.functions(k)
       val partition = rows.zipWithIndex.map { case (r, j) =>
         f"  $j%4d ${showRow(r, schema)}  expected=${show(expected(j)(k), types(k))}" +
@@ -344,18 +352,18 @@ object WindowTestKit {
         require(bd.precision <= p, s"$bd does not fit decimal($p,$s)")
         Decimal(bd, p, s)
       case _: StringType => UTF8String.fromString(
-        if (shape.distinct <= strings.length) strings(math.floorMod(x, strings.length))
+        if (shape.distinct <= strings.length) strings(java.lang.Math.floorMod(x, strings.length))
         else strings(r.nextInt(strings.length)) + x)
-      case BinaryType => Array[Byte](x.toByte, (x >> 8).toByte).take(math.floorMod(x, 3))
+      case BinaryType => Array[Byte](x.toByte, (x >> 8).toByte).take(java.lang.Math.floorMod(x, 3))
       case DateType => 19000 + x
       case TimestampType | TimestampNTZType =>
         1700000000000000L + x * 3600L * 1000000L + (if (special) 1L else 0L)
       case ArrayType(et, _) =>
-        new GenericArrayData(Array.fill(math.floorMod(x, 4))(randomValue(et, r, shape.copy(nullFraction = 0.2))))
+        new GenericArrayData(Array.fill(java.lang.Math.floorMod(x, 4))(randomValue(et, r, shape.copy(nullFraction = 0.2))))
       case st: StructType =>
         new GenericInternalRow(st.fields.map(f => randomValue(f.dataType, r, shape.copy(nullFraction = 0.2))))
       case MapType(kt, vt, _) =>
-        val size = math.floorMod(x, 3)
+        val size = java.lang.Math.floorMod(x, 3)
         val keys = (0 until size).map(j => randomValue(kt, r, Shape(1000000, 0.0, 0.0)))
           .distinct.toArray
         ArrayBasedMapData(keys, keys.map(_ => randomValue(vt, r, shape.copy(nullFraction = 0.2))))

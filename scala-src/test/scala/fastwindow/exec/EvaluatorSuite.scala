@@ -33,8 +33,6 @@ class EvaluatorSuite extends AnyFunSuite {
   private val ts = attr("ts", TimestampType)
   private val schema = Seq(k, i, l, d, dec, s, dt, ts)
 
-  private val legacy = NumericEvalContext(EvalMode.LEGACY)
-
   private def randomRows(r: Random, n: Int, shape: Shape, order: Seq[SortOrder]): IndexedSeq[InternalRow] = {
     val keyShape = shape.copy(distinct = 1 + r.nextInt(1 + n / 3), specialFraction = 0.1)
     val rows = Vector.fill(n) {
@@ -77,13 +75,13 @@ class EvaluatorSuite extends AnyFunSuite {
       win(Lead(dec, Literal(1), dec, true), reuseOrder),
       win(Lag(ts, Literal(40), Literal.create(null, TimestampType), false), reuseOrder),
       win(agg(Count(Literal(1))), reuseOrder, wholeRows),
-      win(agg(Sum(l, legacy)), reuseOrder, runningRows),
+      win(agg(sumOf(l)), reuseOrder, runningRows),
       win(agg(Average(d, EvalMode.LEGACY)), reuseOrder, runningRange),
       win(agg(Min(s)), reuseOrder, runningRange),
       win(agg(Max(dec)), reuseOrder, wholeRange),
-      win(agg(Sum(dec, legacy)), reuseOrder, runningRange),
+      win(agg(sumOf(dec)), reuseOrder, runningRange),
       win(agg(Max(s)), reuseOrder, sliding(-2, 1)),
-      win(agg(Sum(i, legacy)), reuseOrder, sliding(-3, 0)),
+      win(agg(sumOf(i)), reuseOrder, sliding(-3, 0)),
       win(agg(Count(d)), reuseOrder, SpecifiedWindowFrame(RowFrame, Literal(1), UnboundedFollowing)),
       win(agg(Min(dt)), reuseOrder, sliding(-50, -10)))
   }
@@ -146,7 +144,7 @@ class EvaluatorSuite extends AnyFunSuite {
 
   test("bufferBytes counts the state sliding frames build while rows are written") {
     val shrinking = SpecifiedWindowFrame(RowFrame, CurrentRow, UnboundedFollowing)
-    val layout = layoutOf(Seq(win(agg(Sum(l, legacy)), Seq(asc(k)), shrinking)), Seq(asc(k)), schema)
+    val layout = layoutOf(Seq(win(agg(sumOf(l)), Seq(asc(k)), shrinking)), Seq(asc(k)), schema)
     for (flavor <- flavors) {
       val ev = flavor.create(layout)
       ev.startPartition()
@@ -210,7 +208,7 @@ class EvaluatorSuite extends AnyFunSuite {
       case _ =>
         val function: AggregateFunction = r.nextInt(6) match {
           case 0 => if (r.nextBoolean()) Count(Literal(1)) else Count(pick(r, schema))
-          case 1 => Sum(pick(r, numeric), legacy)
+          case 1 => sumOf(pick(r, numeric))
           case 2 => Average(pick(r, numeric), EvalMode.LEGACY)
           case 3 => Min(pick(r, orderable))
           case _ => Max(pick(r, orderable))

@@ -40,7 +40,7 @@ class TaskLoopPartsSuite extends AnyFunSuite {
     val out = Seq.newBuilder[Seq[Long]]
     while (r.hasRow) {
       r.startPartition()
-      out += Iterator.continually(r.nextInPartition()).takeWhile(_ != null).map(_.getLong(2)).toSeq
+      out += Iterator.continually(r.nextInPartition()).takeWhile(_ != null).map(_.getLong(2)).toList  // strict: the reader moves on (2.12's toSeq is a lazy Stream)
     }
     out.result()
   }

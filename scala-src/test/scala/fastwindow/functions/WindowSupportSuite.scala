@@ -32,9 +32,6 @@ class WindowSupportSuite extends AnyFunSuite {
   private val map = attr("m", MapType(IntegerType, StringType))
   private val byK = Seq(asc(k))
 
-  private val legacy = NumericEvalContext(EvalMode.LEGACY)
-  private val ansi = NumericEvalContext(EvalMode.ANSI)
-
   private def plan(exprs: Seq[Expression], order: Seq[SortOrder] = byK): WindowPlan =
     check(exprs, order) match {
       case Right(p) => p
@@ -74,8 +71,8 @@ class WindowSupportSuite extends AnyFunSuite {
       win(Lag(i, Literal(1), Literal(0), true), byK),
       win(agg(Count(Literal(1))), byK, wholeRows),
       win(agg(Count(s)), byK, wholeRange),
-      win(agg(Sum(i, legacy)), byK, runningRows),
-      win(agg(Sum(dec, ansi)), byK, runningRange),
+      win(agg(sumOf(i)), byK, runningRows),
+      win(agg(sumOf(dec, EvalMode.ANSI)), byK, runningRange),
       win(agg(Average(d, EvalMode.ANSI)), byK, runningRange),
       win(agg(Min(s)), byK, runningRows),
       win(agg(Max(attr("ts", TimestampType))), byK, wholeRows))
@@ -109,14 +106,14 @@ class WindowSupportSuite extends AnyFunSuite {
 
   test("supported: row_number, lead and whole-partition aggregates need no peers") {
     val p = plan(Seq(win(RowNumber(), byK), win(Lead(i, Literal(1), Literal.create(null, IntegerType), false), byK),
-      win(agg(Sum(i, legacy)), byK, wholeRange), win(agg(Min(i)), byK, runningRows)))
+      win(agg(sumOf(i)), byK, wholeRange), win(agg(Min(i)), byK, runningRows)))
     assert(!p.needsPeers)
     // so any order key type is fine, even one fastwindow cannot compare
     assert(check(Seq(win(RowNumber(), Seq(asc(arr)))), Seq(asc(arr))).isRight)
   }
 
   test("supported: a repeated window function is computed once and feeds every output using it") {
-    val sumI = win(agg(Sum(i, legacy)), byK, runningRows)
+    val sumI = win(agg(sumOf(i)), byK, runningRows)
     val p = plan(Seq(sumI, win(RowNumber(), byK), sumI.copy()))
     assert(p.functions.size == 2)
     assert(p.outputs.map { case b: BoundReference => b.ordinal; case o => fail(s"$o") } == Seq(0, 1, 0))
@@ -124,7 +121,7 @@ class WindowSupportSuite extends AnyFunSuite {
 
   test("supported: outputs computed from window functions (as DecimalAggregates writes them)") {
     val avgDec = win(agg(Average(dec, EvalMode.LEGACY)), byK, runningRows)
-    val exprs = Seq(Cast(avgDec, DecimalType(14, 6)), Divide(Cast(win(agg(Sum(i, legacy)), byK, wholeRows), DoubleType), Literal(10.0)))
+    val exprs = Seq(Cast(avgDec, DecimalType(14, 6)), Divide(Cast(win(agg(sumOf(i)), byK, wholeRows), DoubleType), Literal(10.0)))
     val p = plan(exprs)
     assert(p.functions.size == 2)
     assert(p.outputs(0).isInstanceOf[Cast] && p.outputs(0).references.isEmpty)
@@ -142,7 +139,7 @@ class WindowSupportSuite extends AnyFunSuite {
     }
     for (dt <- Seq(ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType, DecimalType(5, 2))) {
       val x = attr("x", dt)
-      assert(check(Seq(win(agg(Sum(x, legacy)), byK, runningRange),
+      assert(check(Seq(win(agg(sumOf(x)), byK, runningRange),
         win(agg(Average(x, EvalMode.LEGACY)), byK, wholeRows)), byK).isRight, s"sum/avg of $dt")
     }
     // count counts values of any bufferable type, not only orderable ones
@@ -158,7 +155,7 @@ class WindowSupportSuite extends AnyFunSuite {
       rows(Literal(1), Literal(5)) -> FrameShape.SlidingRows(Some(1), Some(5)))
     for ((frame, shape) <- frames) {
       val p = plan(Seq(win(agg(Min(s)), byK, frame), win(agg(Count(Literal(1))), byK, frame),
-        win(agg(Sum(l, legacy)), byK, frame), win(agg(Average(d, EvalMode.ANSI)), byK, frame)))
+        win(agg(sumOf(l)), byK, frame), win(agg(Average(d, EvalMode.ANSI)), byK, frame)))
       assert(p.functions.forall { case a: AggregateSpec => a.frame == shape; case _ => false },
         s"${frame.sql}: ${p.functions}")
       assert(!p.needsPeers)
@@ -198,7 +195,7 @@ class WindowSupportSuite extends AnyFunSuite {
     val filter = GreaterThan(k, Literal(0))
     for (frame <- Seq(wholeRows, runningRange, rows(preceding(1), Literal(1)))) {
       val p = plan(Seq(win(agg(Max(i), filter = Some(filter)), byK, frame),
-        win(agg(Sum(dec, ansi), filter = Some(filter)), byK, frame),
+        win(agg(sumOf(dec, EvalMode.ANSI), filter = Some(filter)), byK, frame),
         win(agg(Count(Literal(1)), filter = Some(IsNotNull(s))), byK, frame)))
       val specs = p.functions.map { case a: AggregateSpec => a; case o => fail(s"$o") }
       specs.head.function match {
@@ -223,7 +220,7 @@ class WindowSupportSuite extends AnyFunSuite {
   // Unsupported: precise reasons
 
   test("supported: RANGE frames with value offsets read the key; CURRENT ROW edges need peers") {
-    val moving = plan(Seq(win(agg(Sum(i, legacy)), byK, range(preceding(1), CurrentRow))))
+    val moving = plan(Seq(win(agg(sumOf(i)), byK, range(preceding(1), CurrentRow))))
     moving.functions.head match {
       case a: AggregateSpec =>
         assert(a.frame.sql == "RANGE BETWEEN 1 PRECEDING AND CURRENT ROW")
@@ -283,17 +280,15 @@ class WindowSupportSuite extends AnyFunSuite {
   }
 
   test("unsupported: DISTINCT aggregates and aggregates in another mode") {
-    assertMentions(reason(Seq(win(agg(Sum(i, legacy), distinct = true), byK, wholeRows))), "sum", "DISTINCT")
+    assertMentions(reason(Seq(win(agg(sumOf(i), distinct = true), byK, wholeRows))), "sum", "DISTINCT")
     assertMentions(reason(Seq(win(agg(Count(s), distinct = true), byK, runningRows))), "count", "DISTINCT")
-    val partial = win(AggregateExpression(Sum(i, legacy), Partial, isDistinct = false), byK, wholeRows)
+    val partial = win(AggregateExpression(sumOf(i), Partial, isDistinct = false), byK, wholeRows)
     assertMentions(reason(Seq(partial)), "sum", "Partial")
   }
 
   test("unsupported: min_by/max_by with an ordering fastwindow cannot compare; the value may be anything") {
     assertMentions(reason(Seq(win(agg(MaxBy(i, arr)), byK, wholeRows))), "max_by", "ARRAY<INT>",
       "ordering")
-    assertMentions(reason(Seq(win(agg(MinBy(i, attr("c", StringType("UTF8_LCASE")))), byK,
-      runningRows))), "min_by", "UTF8_LCASE")
     assert(check(Seq(win(agg(MinBy(map, i)), byK, wholeRows), win(agg(MaxBy(arr, s)), byK,
       rows(preceding(3), CurrentRow))), byK).isRight)
   }
@@ -301,11 +296,9 @@ class WindowSupportSuite extends AnyFunSuite {
   test("unsupported input types name the function and the type") {
     assertMentions(reason(Seq(win(agg(Min(arr)), byK, runningRows))), "min", "ARRAY<INT>", "not supported")
     assertMentions(reason(Seq(win(agg(Max(map)), byK, wholeRows))), "max", "MAP<INT, STRING>")
-    assertMentions(reason(Seq(win(agg(Sum(s, legacy)), byK, wholeRows))), "sum", "STRING")
+    assertMentions(reason(Seq(win(agg(sumOf(s)), byK, wholeRows))), "sum", "STRING")
     assertMentions(reason(Seq(win(agg(Average(attr("b", BooleanType), EvalMode.LEGACY)), byK, wholeRows))),
       "avg", "BOOLEAN")
-    val lcase = attr("c", StringType("UTF8_LCASE"))
-    assertMentions(reason(Seq(win(agg(Min(lcase)), byK, wholeRows))), "min", "UTF8_LCASE")
     // the reason lists the supported input types
     assertMentions(reason(Seq(win(agg(Min(arr)), byK, runningRows))), "supported input types", "string")
   }
@@ -317,8 +310,21 @@ class WindowSupportSuite extends AnyFunSuite {
     assertMentions(lagNonConstant, "lag", "non-constant offset")
     assertMentions(reason(Seq(win(Lead(i, Literal(1), Literal("x"), false), byK))),
       "lead", "default", "STRING", "INT")
-    val variant = attr("v", VariantType)
-    assertMentions(reason(Seq(win(Lag(variant, Literal(1), Literal.create(null, VariantType), false), byK))),
+  }
+
+  test("unsupported: collated strings as min/max input and as min_by/max_by ordering (Spark 4.0+)") {
+    val lcaseType = typeOnThisLine("STRING COLLATE UTF8_LCASE")
+    assume(lcaseType.isDefined, s"Spark ${org.apache.spark.SPARK_VERSION} has no collations")
+    val lcase = attr("c", lcaseType.get)
+    assertMentions(reason(Seq(win(agg(MinBy(i, lcase)), byK, runningRows))), "min_by", "UTF8_LCASE")
+    assertMentions(reason(Seq(win(agg(Min(lcase)), byK, wholeRows))), "min", "UTF8_LCASE")
+  }
+
+  test("unsupported: lag of a VARIANT, which the window buffer cannot hold (Spark 4.0+)") {
+    val variantType = typeOnThisLine("VARIANT")
+    assume(variantType.isDefined, s"Spark ${org.apache.spark.SPARK_VERSION} has no VARIANT type")
+    val variant = attr("v", variantType.get)
+    assertMentions(reason(Seq(win(Lag(variant, Literal(1), Literal.create(null, variantType.get), false), byK))),
       "lag", "VARIANT")
   }
 
@@ -329,19 +335,19 @@ class WindowSupportSuite extends AnyFunSuite {
   test("unsupported: peers of an order key fastwindow cannot compare name the function, key and type") {
     val byArr = Seq(asc(arr))
     assertMentions(reason(Seq(win(Rank(Seq(arr)), byArr)), byArr), "rank", "arr", "ARRAY<INT>")
-    assertMentions(reason(Seq(win(agg(Sum(i, legacy)), byArr, runningRange)), byArr),
+    assertMentions(reason(Seq(win(agg(sumOf(i)), byArr, runningRange)), byArr),
       "sum", FrameShape.RunningRange.sql, "ARRAY<INT>")
     // the same function over a frame without peers is fine
-    assert(check(Seq(win(agg(Sum(i, legacy)), byArr, runningRows)), byArr).isRight)
+    assert(check(Seq(win(agg(sumOf(i)), byArr, runningRows)), byArr).isRight)
   }
 
   test("unsupported: a window expression that also reads input columns") {
-    val e = Add(win(agg(Sum(i, legacy)), byK, wholeRows), l)
+    val e = Add(win(agg(sumOf(i)), byK, wholeRows), l)
     assertMentions(reason(Seq(e)), "reads input columns")
   }
 
   test("one unsupported function makes the whole node fall back, with that function's reason") {
-    val supported = Seq(win(RowNumber(), byK), win(agg(Sum(i, legacy)), byK, runningRows))
+    val supported = Seq(win(RowNumber(), byK), win(agg(sumOf(i)), byK, runningRows))
     val r = reason(supported :+ win(agg(CollectList(i)), byK, wholeRows))
     assertMentions(r, "collect_list")
     val r2 = reason(win(agg(Min(map)), byK, wholeRows) +: supported)
@@ -365,7 +371,7 @@ class WindowSupportSuite extends AnyFunSuite {
 
   test("every reason of a node is kept, each with a stable id") {
     val all = reasons(Seq(win(agg(CollectList(i)), byK, wholeRows), win(NTile(Literal(0)), byK),
-      win(agg(Min(arr)), byK, runningRows), win(agg(Sum(i, legacy)), byK, wholeRows)))
+      win(agg(Min(arr)), byK, runningRows), win(agg(sumOf(i)), byK, wholeRows)))
     assert(all.map(_.id) == Seq(FallbackReason.UnsupportedFunction,
       FallbackReason.UnsupportedArgument, FallbackReason.UnsupportedType))
     assertMentions(all.head.message, "collect_list")

@@ -57,9 +57,7 @@ trait AggregateReference { this: AnyFunSuite =>
   protected val bin = attr("bin", BinaryType)
   protected val schema = Seq(k, i, l, d, f, dec, big, s, dt, ts, bin)
 
-  protected val legacy = NumericEvalContext(EvalMode.LEGACY)
-  protected val ansi = NumericEvalContext(EvalMode.ANSI)
-  protected def sum(e: Expression): Sum = Sum(e, legacy)
+  protected def sum(e: Expression): Sum = sumOf(e)
   protected def avg(e: Expression): Average = Average(e, EvalMode.LEGACY)
 
   // ---------------------------------------------------------------------------------------------
