@@ -138,7 +138,16 @@ def random_function(rng: random.Random) -> str:
             nulls = ""  # Spark 3.5 may fail on it (helpers.py says why)
         return f"{name}({args}){nulls} over ({random_spec(rng, need_order=True)})"
     agg = rng.choice(["count", "count_star", "sum", "avg", "min", "max", "first", "last",
-                      "min_by", "max_by", "stddev", "var_pop", "nth_value"])
+                      "min_by", "max_by", "stddev", "var_pop", "nth_value", "percentile",
+                      "median", "covar_samp", "corr"])
+    if agg == "median":
+        # Spark allows median (and percentile_cont/disc) over a window only without ORDER BY.
+        parts = rng.sample(PARTITION_KEYS, rng.randint(0, 2))
+        return (f"median({rng.choice(NUMERIC_VALUES)}) over "
+                f"({'partition by ' + ', '.join(parts) if parts else ''}) + 0.0")
+    # A percentile of doubles holding -0.0 and 0.0 may be a zero whose sign Spark takes from its
+    # hash map's order (test_percentiles.py): + 0.0 makes every zero positive.
+    suffix = ""
     if agg == "count_star":
         call = "count(*)"
     elif agg == "nth_value":
@@ -151,6 +160,15 @@ def random_function(rng: random.Random) -> str:
     elif agg in ("first", "last"):
         ignore_nulls = ", true" if rng.random() < 0.5 else ""  # IGNORE NULLS, FILTER-compatible
         call = f"{agg}({rng.choice(ANY_VALUES)}{ignore_nulls})"
+    elif agg in ("covar_samp", "corr"):
+        call = f"{agg}({rng.choice(NUMERIC_VALUES)}, {rng.choice(NUMERIC_VALUES)})"
+    elif agg == "percentile":
+        x = rng.choice(NUMERIC_VALUES)
+        percentage = rng.choice(["0.5", "0", "1", "0.25", "0.9", "array(0.1, 0.5, 1)"])
+        if x.endswith("_dbl"):
+            percentage, suffix = rng.choice(["0.5", "0.3", "1"]), " + 0.0"
+        frequency = rng.choice(["", "", ", 2"])
+        call = f"percentile({x}, {percentage}{frequency})"
     elif agg in ("min_by", "max_by"):
         call = f"{agg}({rng.choice(ANY_VALUES)}, {rng.choice(ORDERABLE_VALUES)})"
     else:
@@ -164,11 +182,11 @@ def random_function(rng: random.Random) -> str:
     if frame.startswith("sliding"):
         # Sliding frames combine partial aggregates: exact for these (float sums and moments may
         # differ in the last bits and have their own tests with a tolerance).
-        if agg in ("sum", "avg", "stddev", "var_pop"):
+        if agg in ("sum", "avg", "stddev", "var_pop", "covar_samp", "corr"):
             call = f"{'sum' if agg == 'sum' else 'avg'}({rng.choice(EXACT_SUM_VALUES)})"
         if frame == "sliding_range":
-            return f"{call} over ({random_range_frame(rng)})"
-        return f"{call} over ({random_spec(rng, need_order=True)}{random_rows_frame(rng)})"
+            return f"{call} over ({random_range_frame(rng)}){suffix}"
+        return f"{call} over ({random_spec(rng, need_order=True)}{random_rows_frame(rng)}){suffix}"
     spec = random_spec(rng, need_order=frame.startswith("running"))
     frames = {
         "default": "",
@@ -177,7 +195,7 @@ def random_function(rng: random.Random) -> str:
         "running_rows": " rows between unbounded preceding and current row",
         "running_range": " range between unbounded preceding and current row",
     }
-    return f"{call} over ({spec}{frames[frame]})"
+    return f"{call} over ({spec}{frames[frame]}){suffix}"
 
 
 def random_query(rng: random.Random) -> str:

@@ -80,6 +80,14 @@ def _moving(fn: str, col: str, w: int) -> Workload:
                     [f"{fn}({col}) OVER ({{w}} ROWS BETWEEN {w - 1} PRECEDING AND CURRENT ROW)"], w)
 
 
+def _rolling_median(w: int) -> Workload:
+    # Spark rejects median()/percentile_cont() over a frame; percentile(x, 0.5) is the same
+    # interpolated median and is allowed.
+    frame = f"ROWS BETWEEN {w - 1} PRECEDING AND CURRENT ROW"
+    return Workload(f"rolling_median_w{w}", "median", [f"percentile(x, 0.5) OVER ({{w}} {frame})"],
+                    w, duckdb_expressions=[f"median(x) OVER ({{w}} {frame})"])
+
+
 WORKLOADS: List[Workload] = [
     Workload("row_number", "ranking", ["row_number() OVER ({w})"]),
     Workload("rank", "ranking", ["rank() OVER ({w})", "dense_rank() OVER ({w})"]),
@@ -112,11 +120,16 @@ WORKLOADS: List[Workload] = [
              ["row_number() OVER ({w})", "lag(x) OVER ({w})",
               "sum(d) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
               "percent_rank() OVER ({w})"]),
-    # Spark rejects median()/percentile_cont() over a frame; percentile(x, 0.5) is the same
-    # interpolated median and is allowed.
-    Workload("rolling_median_w100", "median",
-             ["percentile(x, 0.5) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"], 100,
-             duckdb_expressions=["median(x) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"]),
+    *[_rolling_median(w) for w in (100, 1000)],
+    Workload("percentile_range", "median",
+             ["percentile(x, 0.9) OVER ({w} RANGE BETWEEN 500 PRECEDING AND CURRENT ROW)"], 500,
+             duckdb_expressions=["quantile_cont(x, 0.9) OVER "
+                                 "({w} RANGE BETWEEN 500 PRECEDING AND CURRENT ROW)"]),
+    # O(n^2) in Spark (it sorts every suffix): cancelled there on large partitions.
+    Workload("shrinking_median", "median",
+             ["percentile(x, 0.5) OVER ({w} ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)"],
+             duckdb_expressions=["median(x) OVER "
+                                 "({w} ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)"]),
 ]
 
 MODES = ["window-only", "end-to-end"]

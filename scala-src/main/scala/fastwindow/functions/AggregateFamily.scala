@@ -102,6 +102,16 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
     Rule("var_pop", numericAsDouble, _.isInstanceOf[VariancePop]),
     Rule("skewness", numericAsDouble, _.isInstanceOf[Skewness]),
     Rule("kurtosis", numericAsDouble, _.isInstanceOf[Kurtosis]),
+    Rule("covar_pop", numericAsDouble, _.isInstanceOf[CovPopulation]),
+    Rule("covar_samp", numericAsDouble, _.isInstanceOf[CovSample]),
+    Rule("corr", numericAsDouble, _.isInstanceOf[Corr]),
+    // regr_count and regr_avgx/avgy are Spark's rewrites into count and avg; regr_sxx and
+    // regr_syy into a central moment of their own.
+    Rule("regr_sxx", numericAsDouble, _.isInstanceOf[RegrReplacement], aliases = Seq("regr_syy")),
+    Rule("regr_sxy", numericAsDouble, _.isInstanceOf[RegrSXY]),
+    Rule("regr_r2", numericAsDouble, _.isInstanceOf[RegrR2]),
+    Rule("regr_slope", numericAsDouble, _.isInstanceOf[RegrSlope]),
+    Rule("regr_intercept", numericAsDouble, _.isInstanceOf[RegrIntercept]),
     // any_value is first (Spark rewrites it); IGNORE NULLS is a flag of the function.
     Rule("first", TypeSet.anyBufferable, _.isInstanceOf[First],
       aliases = Seq("first_value", "any_value"), inputsDescription = Some(ignoreNulls)),
@@ -162,7 +172,7 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
       case None =>
         Left(FallbackReason(FallbackReason.UnsupportedFunction,
           s"aggregate function $name is not supported yet " +
-            s"(supported: ${rules.map(_.name).mkString(", ")})"))
+            s"(supported: ${(rules.map(_.name) ++ PercentileFamily.sqlNames).mkString(", ")})"))
       case Some((r, declarative)) =>
         val badInput = r.typedInputs(declarative).collectFirst {
           case (c, types) if !c.foldable && !types.contains(c.dataType) => c

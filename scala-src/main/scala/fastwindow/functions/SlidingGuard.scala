@@ -1,7 +1,7 @@
 package fastwindow.functions
 
-import org.apache.spark.sql.catalyst.expressions.{Abs, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, DeclarativeAggregate, Kurtosis, Skewness, Sum}
+import org.apache.spark.sql.catalyst.expressions.{Abs, Add, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, Covariance, DeclarativeAggregate, Kurtosis, PearsonCorrelation, RegrIntercept, RegrSlope, Skewness, Sum}
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
 
@@ -18,9 +18,10 @@ import fastwindow.ops.{AggregateRequest, BoundAggregate}
  * stacks combine a non-failing (LEGACY) copy of the aggregate next to a sum of |x| as double; a
  * frame whose |x| sum comes near the type's limit is recomputed row by row with Spark's own
  * expressions, so errors and nulls from overflow appear exactly where Spark produces them.
- * Central moments (variance, standard deviation, skewness, kurtosis) merge partial moments where
- * Spark updates row by row: within float rounding, and frames with a non-finite value or a sum of
- * |x| from 1e100 up are recomputed row by row.
+ * Central moments (variance, standard deviation, skewness, kurtosis) and co-moments (covariance,
+ * correlation, the regr_* family) merge partial moments where Spark updates row by row: within
+ * float rounding, and frames with a non-finite value or a large sum of |x| (and |y|) are
+ * recomputed row by row.
  */
 object SlidingGuard {
 
@@ -54,6 +55,12 @@ object SlidingGuard {
     case s: Sum => s.dataType == DoubleType
     case a: Average => a.sumDataType == DoubleType  // avg of any non-decimal number sums doubles
     case _: CentralMomentAgg => true
+    case other => isCoMoment(other)
+  }
+
+  /** Aggregates of two inputs built on their co-moment. */
+  private def isCoMoment(agg: DeclarativeAggregate): Boolean = agg match {
+    case _: Covariance | _: PearsonCorrelation | _: RegrSlope | _: RegrIntercept => true
     case _ => false
   }
 
@@ -79,6 +86,11 @@ object SlidingGuard {
       case c: CentralMomentAgg if c.isInstanceOf[Skewness] || c.isInstanceOf[Kurtosis] =>
         Some((c, c.child, HigherMomentSafeMagnitude))
       case c: CentralMomentAgg => Some((c, c.child, MomentSafeMagnitude))
+      // Correlation, slope and intercept divide by products of moments: the tighter bound.
+      case c if isCoMoment(c) =>
+        val magnitude = c.children.map(x => Abs(Cast(x, DoubleType)): Expression).reduce(Add(_, _))
+        Some((c, magnitude, if (c.isInstanceOf[Covariance]) MomentSafeMagnitude
+          else HigherMomentSafeMagnitude))
       case _ => None
     }
 

@@ -19,9 +19,13 @@ import fastwindow.ops.{OpsPlan, OpsSet}
  */
 object WindowSupport {
 
-  /** Every family fastwindow runs, in the order the support table lists them. */
+  /**
+   * Every family fastwindow runs, in the order the support table lists them and planning tries
+   * them: [[AggregateFamily]] answers for every aggregate (with a reason for those it does not
+   * run), so families of particular aggregates come before it.
+   */
   val families: Seq[FunctionFamily[_ <: FunctionSpec]] =
-    Seq(RankingFamily, OffsetFamily, AggregateFamily, NthValueFamily)
+    Seq(RankingFamily, OffsetFamily, PercentileFamily, AggregateFamily, NthValueFamily)
 
   /** How the support table shows the frame of functions that have their own. */
   val OwnFrame = "its own (set by Spark)"

@@ -1,0 +1,145 @@
+package fastwindow.frames
+
+/**
+ * The ranks of a buffered partition's values: each row's value replaced by the position of its
+ * value among the partition's distinct values, in order (nulls have none). Values are given as
+ * `Long` sort keys whose signed order is the value order (see [[ValueRanks.doubleKey]]) and as
+ * the double a result is made of. O(n log n) per partition: one primitive sort and a binary
+ * search per row.
+ */
+final class ValueRanks {
+  private var keys = new Array[Long](16)
+  private var doubles = new Array[Double](16)
+  private var ranks = new Array[Int](16)
+  private var sorted = new Array[Long](16)
+  private var values = new Array[Double](16)
+  private var n = 0
+  /** Distinct non-null values of the partition. */
+  var distinct = 0
+
+  /** Starts a partition of `rows` rows; each is then `set` or left null. */
+  def start(rows: Int): Unit = {
+    if (keys.length < rows) {
+      val size = math.max(rows, keys.length * 2)
+      keys = new Array[Long](size)
+      doubles = new Array[Double](size)
+      ranks = new Array[Int](size)
+      sorted = new Array[Long](size)
+      values = new Array[Double](size)
+    }
+    java.util.Arrays.fill(ranks, 0, rows, -1)
+    n = rows
+  }
+
+  def set(row: Int, key: Long, value: Double): Unit = {
+    keys(row) = key
+    doubles(row) = value
+    ranks(row) = 0
+  }
+
+  /** Ranks the values set since `start`. */
+  def rank(): Unit = {
+    var m = 0
+    var r = 0
+    while (r < n) {
+      if (ranks(r) >= 0) { sorted(m) = keys(r); m += 1 }
+      r += 1
+    }
+    java.util.Arrays.sort(sorted, 0, m)
+    distinct = 0
+    var k = 0
+    while (k < m) {
+      if (distinct == 0 || sorted(distinct - 1) != sorted(k)) { sorted(distinct) = sorted(k); distinct += 1 }
+      k += 1
+    }
+    r = 0
+    while (r < n) {
+      if (ranks(r) >= 0) {
+        val rank = java.util.Arrays.binarySearch(sorted, 0, distinct, keys(r))
+        ranks(r) = rank
+        values(rank) = doubles(r)
+      }
+      r += 1
+    }
+  }
+
+  /** Row r's rank, -1 when its value is null. */
+  def rankOf(row: Int): Int = ranks(row)
+
+  /** The value of rank `rank`, as a double. */
+  def value(rank: Int): Double = values(rank)
+
+  def bytes: Long = 36L * keys.length
+}
+
+object ValueRanks {
+  /** Bytes per buffered row (see [[ValueRanks.bytes]]), plus the counts over its ranks. */
+  val BytesPerRow: Long = 36L + RankCounts.BytesPerRank
+
+  /**
+   * A sort key for a double in Spark's order: -0.0 equals 0.0, every NaN equals every NaN and
+   * sorts above positive infinity. Signed order of the keys is the order of the doubles.
+   */
+  def doubleKey(d: Double): Long =
+    if (d.isNaN) Long.MaxValue
+    else {
+      val bits = java.lang.Double.doubleToRawLongBits(if (d == 0.0) 0.0 else d)
+      bits ^ ((bits >> 63) & Long.MaxValue)
+    }
+}
+
+/**
+ * A multiset of ranks `0 until m`, with counts in a Fenwick tree: adding or removing a rank and
+ * finding the rank of the k-th smallest element take O(log m). A frame's rows are added as it
+ * grows and removed as it shrinks, so over a partition of n rows whose frame edges only move
+ * forward every order statistic of every frame costs O(n log n) in all, whatever the frame's
+ * width (a sorted copy of each frame, as Spark takes, costs O(w log w) per row).
+ */
+final class RankCounts {
+  private var tree = new Array[Long](17)
+  private var size = 0
+  private var topBit = 0
+  /** Elements in the multiset (the sum of the counts). */
+  var total = 0L
+
+  /** Empties the multiset, for ranks `0 until m`. */
+  def reset(m: Int): Unit = {
+    if (tree.length < m + 1) tree = new Array[Long](math.max(m + 1, tree.length * 2))
+    else java.util.Arrays.fill(tree, 0, m + 1, 0L)
+    size = m
+    topBit = Integer.highestOneBit(math.max(m, 1))
+    total = 0L
+  }
+
+  /** Adds `count` (negative: removes) elements of rank `rank`. */
+  def add(rank: Int, count: Long): Unit = {
+    var i = rank + 1
+    while (i <= size) {
+      tree(i) += count
+      i += i & -i
+    }
+    total += count
+  }
+
+  /** The rank of the k-th (0-based) smallest element; `0 <= k < total`. */
+  def kth(k: Long): Int = {
+    var position = 0
+    var remaining = k + 1
+    var step = topBit
+    while (step > 0) {
+      val next = position + step
+      if (next <= size && tree(next) < remaining) {
+        position = next
+        remaining -= tree(next)
+      }
+      step >>= 1
+    }
+    position
+  }
+
+  def bytes: Long = RankCounts.BytesPerRank * tree.length
+}
+
+object RankCounts {
+  val BytesPerRank: Long = 8L
+}

@@ -1,0 +1,164 @@
+package fastwindow.functions
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.catalyst.util.ArrayData
+import org.apache.spark.sql.types._
+
+import fastwindow.columns.ColumnLayout
+import fastwindow.frames.{FrameLocator, PeerGroups}
+import fastwindow.kernels.{Kernel, PercentileKernel}
+import fastwindow.model.{FallbackReason, FrameShape, FunctionSpec, RangeEdge, StreamBounds}
+import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+
+/**
+ * An exact percentile over a frame: `percentile`, `median` and `percentile_cont` (all Spark's
+ * `Percentile` once analyzed) and `percentile_disc`.
+ *
+ * @param input       the values, nulled where a FILTER excludes the row
+ * @param weight      the constant frequency (1 unless given)
+ * @param percentages the constant percentage(s), each in [0, 1] (Spark's analyzer checks them)
+ * @param asArray     whether the result is an array, one per percentage
+ */
+final case class PercentileSpec(
+    ordinal: Int,
+    name: String,
+    input: Expression,
+    weight: Long,
+    percentages: Seq[Double],
+    asArray: Boolean,
+    lerpFromLower: Boolean,
+    discrete: Boolean,
+    legacyDiscrete: Boolean,
+    reverse: Boolean,
+    frame: FrameShape) extends FunctionSpec {
+  override def resultType: DataType = if (asArray) ArrayType(DoubleType, false) else DoubleType
+  override def needsPeers: Boolean = frame.needsPeers
+  override def inputs: Seq[Expression] = Seq(input).filterNot(_.foldable) ++ (frame match {
+    case r: FrameShape.SlidingRange => r.key.map(_.child)
+    case _ => None
+  })
+  /** Ranks are those of the whole partition, so it is buffered. */
+  override def streamBounds: Option[StreamBounds] = None
+  override def readsRowsOnWrite: Boolean = true
+  override def describe: String = s"$name over ${frame.sql}"
+}
+
+/**
+ * Exact percentiles over every frame, in O(n log n) per partition whatever the frame's width
+ * ([[PercentileKernel]]); Spark sorts each frame. Numeric inputs; ANSI intervals, decimals of
+ * more than 18 digits and frequencies that are not constants fall back.
+ */
+object PercentileFamily extends FunctionFamily[PercentileSpec] {
+
+  private val inputTypes = TypeSet(
+    "tinyint, smallint, int, bigint, float, double, decimal (up to 18 digits)",
+    {
+      case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
+      case d: DecimalType => d.precision <= Decimal.MAX_LONG_DIGITS
+      case _ => false
+    })
+
+  override def kind: String = "aggregate (holistic)"
+  override def sqlNames: Seq[String] = Seq("percentile", "median", "percentile_cont",
+    "percentile_disc")
+
+  override def plan(
+      function: Expression,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Option[Either[FallbackReason, PercentileSpec]] = function match {
+    case AggregateExpression(p: PercentileBase, Complete, false, filter, _) =>
+      val name = p.prettyName
+      // How many times each row counts: Spark skips rows whose frequency is null or 0.
+      val weight = Some(p.frequencyExpression).filter(_.foldable).map(_.eval() match {
+        case null => 0L
+        case n: Number => n.longValue()
+      })
+      Some(
+        if (!inputTypes.contains(p.child.dataType)) {
+          Left(FallbackReason(FallbackReason.UnsupportedType,
+            s"$name of type ${p.child.dataType.sql} is not supported yet " +
+              s"(supported input types: ${inputTypes.description})"))
+        } else if (weight.isEmpty) {
+          Left(FallbackReason(FallbackReason.UnsupportedArgument,
+            s"$name with a frequency that is not a constant is not supported yet"))
+        } else if (weight.exists(_ < 0L)) {
+          Left(FallbackReason(FallbackReason.UnsupportedArgument,
+            s"$name with a negative frequency fails in Spark; fastwindow leaves it to Spark"))
+        } else if (lerpFromLower.isEmpty) {
+          Left(FallbackReason(FallbackReason.UnsupportedFunction,
+            s"$name: this Spark interpolates percentiles in a way fastwindow does not reproduce"))
+        } else if (filter.exists(f => !f.deterministic)) {
+          Left(FallbackReason(FallbackReason.UnsupportedFunction,
+            s"$name(...) FILTER (WHERE ${filter.get.sql}) is not supported"))
+        } else {
+          val percentages = p.percentageExpression.eval() match {
+            case d: Double => Seq(d)
+            case a: ArrayData => a.toDoubleArray().toSeq
+          }
+          val (discrete, legacy) = p match {
+            case d: PercentileDisc => (true, d.legacyCalculation)
+            case _ => (false, false)
+          }
+          // Rows a FILTER excludes, and all rows when they count zero times, are nulls to it.
+          val none = Literal.create(null, p.child.dataType)
+          val input = if (weight.contains(0L)) none else filter.fold(p.child)(If(_, p.child, none))
+          AggregateFamily.framed(name, frame, orderSpec) { shape =>
+            PercentileSpec(ordinal, name, input, math.max(weight.get, 1L), percentages,
+              p.percentageExpression.dataType.isInstanceOf[ArrayType], lerpFromLower.get, discrete,
+              legacy, p.reverse,
+              shape)
+          }
+        })
+    case _ => None
+  }
+
+  override def requests(spec: PercentileSpec, layout: ColumnLayout): FunctionRequests =
+    FunctionRequests(
+      values = Seq(ValueRequest(layout.bind(spec.input), None, spec.input.dataType, 0)),
+      rangeEdges = FramePlanning.requests(spec.frame, layout))
+
+  override def kernel(spec: PercentileSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+    new PercentileKernel(locator(spec.frame, ops, peers), ops.values.head, spec.input.dataType,
+      spec.weight, spec.percentages.toArray, spec.lerpFromLower, spec.discrete, spec.legacyDiscrete, spec.reverse,
+      spec.asArray, spec.ordinal)
+
+  /**
+   * How the running Spark interpolates between two neighbouring values: `lower + f * (higher -
+   * lower)` (Spark 4.3), or `(1 - f) * lower + f * higher` written as `(ceil - position) * lower +
+   * (position - floor) * higher` (earlier lines); the two differ in the last bit. Spark's own
+   * percentile answers, once per JVM, for two values where they differ; if it matches neither,
+   * percentiles stay on Spark.
+   */
+  private lazy val lerpFromLower: Option[Boolean] = {
+    val (a, b) = (-3.44, 12.704)
+    val probe = new Percentile(BoundReference(0, DoubleType, nullable = false), Literal(0.5))
+    val buffer = probe.createAggregationBuffer()
+    Seq(a, b).foreach(v => probe.update(buffer, InternalRow(v)))
+    probe.eval(buffer) match {
+      case r: Double if r == a + 0.5 * (b - a) => Some(true)
+      case r: Double if r == 0.5 * a + 0.5 * b => Some(false)
+      case _ => None
+    }
+  }
+
+  /** Every frame as one whose edges move forward: whole and running frames too. */
+  private def locator(frame: FrameShape, ops: FunctionOps, peers: PeerGroups): FrameLocator = {
+    val sliding = frame match {
+      case FrameShape.WholePartition => FrameShape.SlidingRows(None, None)
+      case FrameShape.RunningRows => FrameShape.SlidingRows(None, Some(0))
+      case FrameShape.RunningRange =>
+        FrameShape.SlidingRange(RangeEdge.Unbounded, RangeEdge.CurrentRow, None, frame.sql)
+      case other => other
+    }
+    FramePlanning.locator(sliding, ops, peers)
+  }
+
+  override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
+    "percentile, median, percentile_cont, percentile_disc", kind, FramePlanning.supported,
+    s"${inputTypes.description}; one or an array of percentages; constant frequency; " +
+      "FILTER (WHERE ...); median, percentile_cont and percentile_disc (WITHIN GROUP, ASC or " +
+      "DESC) only over whole partitions, as Spark allows"))
+}

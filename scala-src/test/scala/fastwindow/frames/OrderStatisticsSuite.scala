@@ -1,0 +1,52 @@
+package fastwindow.frames
+
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * The order statistics percentiles are read from: ranks of a partition's values and the k-th
+ * smallest element of a sliding multiset of ranks, against sorting.
+ */
+class OrderStatisticsSuite extends AnyFunSuite {
+
+  test("doubleKey orders doubles as Spark does: -0.0 = 0.0, NaN above infinity, all NaNs equal") {
+    val ordered = Seq(Double.NegativeInfinity, -1e308, -1.0, -Double.MinPositiveValue, 0.0,
+      Double.MinPositiveValue, 1.0, 1e308, Double.PositiveInfinity, Double.NaN)
+    val keys = ordered.map(ValueRanks.doubleKey)
+    assert(keys == keys.sorted)
+    assert(keys.distinct.size == keys.size)
+    assert(ValueRanks.doubleKey(-0.0) == ValueRanks.doubleKey(0.0))
+    val otherNaN = java.lang.Double.longBitsToDouble(0x7ff0000000000123L)
+    assert(ValueRanks.doubleKey(otherNaN) == ValueRanks.doubleKey(Double.NaN))
+  }
+
+  test("ranks are positions among the distinct non-null values; nulls have none") {
+    val ranks = new ValueRanks
+    val values = Seq(Some(5L), None, Some(-2L), Some(5L), Some(7L), None, Some(-2L))
+    ranks.start(values.size)
+    values.zipWithIndex.foreach { case (v, r) => v.foreach(x => ranks.set(r, x, x.toDouble)) }
+    ranks.rank()
+    assert(ranks.distinct == 3)
+    assert(values.indices.map(ranks.rankOf) == Seq(1, -1, 0, 1, 2, -1, 0))
+    assert((0 until 3).map(ranks.value) == Seq(-2.0, 5.0, 7.0))
+  }
+
+  test("k-th smallest of a sliding window of ranks, with weights, against sorting") {
+    val rng = new Random(11)
+    for (m <- Seq(1, 2, 7, 64, 1000); width <- Seq(1, 5, 50)) {
+      val counts = new RankCounts
+      counts.reset(m)
+      val ranks = Array.fill(400)(rng.nextInt(m))
+      val weight = 1 + rng.nextInt(3)
+      for (i <- ranks.indices) {
+        counts.add(ranks(i), weight)
+        if (i >= width) counts.add(ranks(i - width), -weight)
+        val window = ranks.slice(math.max(0, i - width + 1), i + 1)
+          .flatMap(Seq.fill(weight)(_)).sorted
+        assert(counts.total == window.length)
+        for (k <- window.indices) assert(counts.kth(k) == window(k), s"m=$m width=$width i=$i k=$k")
+      }
+    }
+  }
+}
