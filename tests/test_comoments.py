@@ -7,13 +7,17 @@ may differ in the last bits: the tests allow 1e-9 times max(1, |Spark's value|) 
 values are not nearly constant (where these statistics are ill-conditioned in any algorithm);
 NaN, null and infinity must match exactly (frames with a non-finite or huge value are recomputed
 row by row). regr_count and regr_avgx/avgy are Spark's rewrites into count and avg.
+
+With ANSI mode on, Spark 4.0's corr divides by zero over a frame whose values do not vary (a
+DIVIDE_BY_ZERO error; later lines return null): there fastwindow must fail with the same error.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from helpers import accepted, assert_same_as_spark
+from helpers import (ENABLED, accepted, assert_same_as_spark, assert_same_error,
+                     assert_same_outcome_with_ansi, run)
 from test_moments_and_bits import EXACT_FRAMES, RANGE, SLIDING, assert_close, select
 
 COMOMENTS = accepted([
@@ -25,13 +29,31 @@ COMOMENTS = accepted([
 
 @pytest.mark.parametrize("frame", EXACT_FRAMES)
 def test_comoments_exact_over_whole_and_running_frames(spark, frame):
-    assert_same_as_spark(spark, select(COMOMENTS, frame))
+    query = select(COMOMENTS, frame)
+    assert_same_as_spark(spark, query, ansi=False)
+    assert_same_outcome_with_ansi(spark, query)
+
+
+def assert_close_with_and_without_ansi(spark, query):
+    """Within tolerance with ANSI off; with it on, Spark's error where Spark fails."""
+    for ansi in (False, True):
+        spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+        try:
+            try:
+                run(spark, query, fastwindow_on=False)
+            except Exception:  # noqa: BLE001 - Spark's failure is the outcome to reproduce
+                assert_same_error(spark, query, ansi=ansi)
+                continue
+            assert_close(spark, query)
+        finally:
+            spark.conf.unset("spark.sql.ansi.enabled")
+            spark.conf.set(ENABLED, "true")
 
 
 @pytest.mark.parametrize("frame", SLIDING + RANGE)
 def test_comoments_sliding_frames_within_tolerance(spark, frame):
     """t.d has NaN, +-inf and +-1e308 (those frames are recomputed row by row)."""
-    assert_close(spark, select(COMOMENTS, frame))
+    assert_close_with_and_without_ansi(spark, select(COMOMENTS, frame))
 
 
 def test_comoments_long_partitions(spark):
@@ -43,4 +65,4 @@ def test_comoments_long_partitions(spark):
                      cast((id * 104729) % 997 as double) / 3 + id % 5 y
               from range(6000))
         window w as (partition by p order by id rows between 40 preceding and 10 following)"""
-    assert_close(spark, query)
+    assert_close_with_and_without_ansi(spark, query)

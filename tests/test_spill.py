@@ -41,6 +41,9 @@ BUFFERED = {
                           "and unbounded following)",
     "nth_value_sliding": "nth_value(s, 2) ignore nulls over (partition by p order by o rows "
                          "between 5 preceding and current row)",
+    "percentile_sliding": "percentile(v, array(0.5, 0.9)) over (partition by p order by o rows "
+                          "between 5 preceding and 5 following)",
+    "median_whole": "median(v) over (partition by p)",
 }
 
 

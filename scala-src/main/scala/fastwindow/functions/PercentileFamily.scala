@@ -107,9 +107,8 @@ object PercentileFamily extends FunctionFamily[PercentileSpec] {
           val input = if (weight.contains(0L)) none else filter.fold(p.child)(If(_, p.child, none))
           AggregateFamily.framed(name, frame, orderSpec) { shape =>
             PercentileSpec(ordinal, name, input, math.max(weight.get, 1L), percentages,
-              p.percentageExpression.dataType.isInstanceOf[ArrayType], lerpFromLower.get, discrete,
-              legacy, p.reverse,
-              shape)
+              asArray = p.percentageExpression.dataType.isInstanceOf[ArrayType],
+              lerpFromLower.get, discrete, legacy, p.reverse, shape)
           }
         })
     case _ => None
@@ -122,8 +121,8 @@ object PercentileFamily extends FunctionFamily[PercentileSpec] {
 
   override def kernel(spec: PercentileSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new PercentileKernel(locator(spec.frame, ops, peers), ops.values.head, spec.input.dataType,
-      spec.weight, spec.percentages.toArray, spec.lerpFromLower, spec.discrete, spec.legacyDiscrete, spec.reverse,
-      spec.asArray, spec.ordinal)
+      spec.weight, spec.percentages.toArray, spec.lerpFromLower, spec.discrete,
+      spec.legacyDiscrete, spec.reverse, spec.asArray, spec.ordinal)
 
   /**
    * How the running Spark interpolates between two neighbouring values: `lower + f * (higher -
