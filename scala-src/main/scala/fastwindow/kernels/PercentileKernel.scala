@@ -18,8 +18,9 @@ import fastwindow.ops.ValueOps
  * The result is Spark's: the value at position `(count - 1) * p` of the frame's sorted values,
  * interpolated between the two neighbours when the position has a fraction and they differ
  * (continuous; with `lerpFromLower` as Spark 4.3 writes it, `lower + f * (higher - lower)`, else
- * as earlier lines do, `(1 - f) * lower + f * higher`: the two differ in the last bit), or the value at position `ceil(count * p) - 1` (discrete; Spark's legacy
- * discrete calculation is the continuous one without interpolation). Nulls are skipped; an empty
+ * as earlier lines do, `(1 - f) * lower + f * higher`: the two differ in the last bit), or the
+ * value at position `ceil(count * p) - 1` (discrete; Spark's legacy discrete calculation is the
+ * continuous one without interpolation). Nulls are skipped; an empty
  * frame gives null. Values are compared in their own type (integers, decimals by unscaled value,
  * doubles in Spark's order: NaN above all, -0.0 equal to 0.0) and converted to double as Spark
  * converts them.
