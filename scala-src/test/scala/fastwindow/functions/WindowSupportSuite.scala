@@ -247,12 +247,19 @@ class WindowSupportSuite extends AnyFunSuite {
       "not supported", "INTERVAL DAY TO SECOND", "supported RANGE offset key types")
   }
 
-  test("unsupported aggregates: collect_list, collect_set, corr, covar_pop name themselves and list what is supported") {
+  test("unsupported aggregates: collect_list, collect_set, product, approx_count_distinct name " +
+      "themselves and list what is supported") {
     for ((fn, name) <- Seq(CollectList(i) -> "collect_list", CollectSet(i) -> "collect_set",
-        Corr(d, d) -> "corr", CovPopulation(d, d) -> "covar_pop")) {
+        Product(d) -> "product", HyperLogLogPlusPlus(i) -> "approx_count_distinct")) {
       val r = reason(Seq(win(agg(fn), byK, wholeRows)))
-      assertMentions(r, name, "not supported", "count, sum, avg, min, max, stddev_samp")
+      assertMentions(r, name, "not supported", "count, sum, avg, min, max, stddev_samp", "corr",
+        "percentile, median")
     }
+  }
+
+  test("supported: percentiles and co-moments over the whole partition") {
+    val functions = Seq(new Percentile(d, Literal(0.5)), Corr(d, d), CovPopulation(d, d))
+    assert(planOf(functions.map(f => win(agg(f), byK, wholeRows)), byK).functions.size == 3)
   }
 
   test("user-defined aggregates name their registered name or class") {
