@@ -2,13 +2,16 @@ package fastwindow
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import fastwindow.planning.FastWindowStrategy
+import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, SetSizeIntoWindow}
 
 /**
  * The entry point of fastwindow: a [[SparkSessionExtensions]] that injects
  * [[fastwindow.planning.FastWindowStrategy]], which plans every logical `Window` of SQL window
  * functions it supports on [[fastwindow.exec.FastWindowExec]] and leaves the rest to Spark's
- * `WindowExec`, logging why.
+ * `WindowExec`, logging why. Two rules come with it: [[fastwindow.planning.SetSizeIntoWindow]] lets
+ * the window count a frame's distinct values where the query reads only the size of its
+ * `collect_set`, and [[fastwindow.planning.DistinctWindowAggregates]] accepts DISTINCT window
+ * aggregates, which Spark rejects (an extension of Spark's SQL).
  *
  * Enable it when the session is built, with the fastwindow jar on the classpath:
  *
@@ -39,5 +42,7 @@ import fastwindow.planning.FastWindowStrategy
 class FastWindowExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectPlannerStrategy(_ => FastWindowStrategy)
+    extensions.injectPostHocResolutionRule(_ => DistinctWindowAggregates)
+    extensions.injectOptimizerRule(_ => SetSizeIntoWindow)
   }
 }

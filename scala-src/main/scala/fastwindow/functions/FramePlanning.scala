@@ -73,6 +73,22 @@ object FramePlanning {
   def locator(frame: FrameShape, ops: FunctionOps, peers: PeerGroups): FrameLocator =
     FrameLocator(frame, ops.rangeEdges, peers)
 
+  /**
+   * The locator of `frame` as one whose edges move forward, whole and running frames included,
+   * for kernels that add rows as a frame grows and remove them as it shrinks (holistic
+   * aggregates): a whole frame is every row, a running one every row up to the current one.
+   */
+  def movingLocator(frame: FrameShape, ops: FunctionOps, peers: PeerGroups): FrameLocator = {
+    val moving = frame match {
+      case FrameShape.WholePartition => FrameShape.SlidingRows(None, None)
+      case FrameShape.RunningRows => FrameShape.SlidingRows(None, Some(0))
+      case FrameShape.RunningRange =>
+        FrameShape.SlidingRange(RangeEdge.Unbounded, RangeEdge.CurrentRow, None, frame.sql)
+      case other => other
+    }
+    locator(moving, ops, peers)
+  }
+
   private def rangeFrame(
       frame: SpecifiedWindowFrame,
       lower: Expression,

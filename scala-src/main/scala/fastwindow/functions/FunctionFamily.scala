@@ -33,6 +33,14 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specClass: ClassTag[S]
   def sqlNames: Seq[String]
 
   /**
+   * `expression` (a window expression of a logical Window) with each expression over a window
+   * function that this family computes as one function (e.g. `size(collect_set(x) OVER w)`)
+   * replaced by a window expression of its own, which [[plan]] then takes. Planning only: the
+   * operator keeps Spark's expressions.
+   */
+  def fuse(expression: Expression): Expression = expression
+
+  /**
    * Plans `function` (the window function of a window expression with `frame` and `orderSpec`)
    * at result slot `ordinal`: None when it is not this family's, else the spec or the reason it
    * cannot run.

@@ -7,9 +7,9 @@ import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 
 import fastwindow.columns.ColumnLayout
-import fastwindow.frames.{FrameLocator, PeerGroups}
+import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{Kernel, PercentileKernel}
-import fastwindow.model.{FallbackReason, FrameShape, FunctionSpec, RangeEdge, StreamBounds}
+import fastwindow.model.{FallbackReason, FrameShape, FunctionSpec, StreamBounds}
 import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
 
 /**
@@ -120,7 +120,7 @@ object PercentileFamily extends FunctionFamily[PercentileSpec] {
       rangeEdges = FramePlanning.requests(spec.frame, layout))
 
   override def kernel(spec: PercentileSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
-    new PercentileKernel(locator(spec.frame, ops, peers), ops.values.head, spec.input.dataType,
+    new PercentileKernel(FramePlanning.movingLocator(spec.frame, ops, peers), ops.values.head, spec.input.dataType,
       spec.weight, spec.percentages.toArray, spec.lerpFromLower, spec.discrete,
       spec.legacyDiscrete, spec.reverse, spec.asArray, spec.ordinal)
 
@@ -141,18 +141,6 @@ object PercentileFamily extends FunctionFamily[PercentileSpec] {
       case r: Double if r == 0.5 * a + 0.5 * b => Some(false)
       case _ => None
     }
-  }
-
-  /** Every frame as one whose edges move forward: whole and running frames too. */
-  private def locator(frame: FrameShape, ops: FunctionOps, peers: PeerGroups): FrameLocator = {
-    val sliding = frame match {
-      case FrameShape.WholePartition => FrameShape.SlidingRows(None, None)
-      case FrameShape.RunningRows => FrameShape.SlidingRows(None, Some(0))
-      case FrameShape.RunningRange =>
-        FrameShape.SlidingRange(RangeEdge.Unbounded, RangeEdge.CurrentRow, None, frame.sql)
-      case other => other
-    }
-    FramePlanning.locator(sliding, ops, peers)
   }
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(

@@ -25,7 +25,8 @@ object WindowSupport {
    * run), so families of particular aggregates come before it.
    */
   val families: Seq[FunctionFamily[_ <: FunctionSpec]] =
-    Seq(RankingFamily, OffsetFamily, PercentileFamily, AggregateFamily, NthValueFamily)
+    Seq(RankingFamily, OffsetFamily, PercentileFamily, DistinctCountFamily, AggregateFamily,
+      NthValueFamily)
 
   /** How the support table shows the frame of functions that have their own. */
   val OwnFrame = "its own (set by Spark)"
@@ -33,7 +34,11 @@ object WindowSupport {
   /** Result of a support check: a plan, or the reasons fastwindow leaves the node to Spark. */
   type Outcome = Either[Seq[FallbackReason], WindowPlan]
 
-  def check(windowExpressions: Seq[NamedExpression], orderSpec: Seq[SortOrder]): Outcome = {
+  def check(nodeExpressions: Seq[NamedExpression], orderSpec: Seq[SortOrder]): Outcome = {
+    val windowExpressions = nodeExpressions.map { e =>
+      families.foldLeft(e: Expression)((fused, family) => family.fuse(fused))
+        .asInstanceOf[NamedExpression]
+    }
     val functions = windowExpressions.flatMap(_.collect { case w: WindowExpression => w })
       .foldLeft(Vector.empty[WindowExpression]) { (acc, w) =>
         if (acc.exists(_.semanticEquals(w))) acc else acc :+ w

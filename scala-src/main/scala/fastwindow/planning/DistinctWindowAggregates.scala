@@ -1,0 +1,57 @@
+package fastwindow.planning
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.fastwindow.FloatingValues
+import org.apache.spark.sql.types.LongType
+
+/**
+ * Lets window aggregates take DISTINCT, which Spark's analyzer rejects
+ * (`DISTINCT_WINDOW_FUNCTION_UNSUPPORTED`): an extension of Spark's SQL, not a Spark feature.
+ * Run after resolution and before Spark's checks, it rewrites them into window functions Spark
+ * runs itself, so a query answers the same with fastwindow switched off in the session (Spark's
+ * window then runs the rewrite, building each frame's set):
+ *
+ *  - `count(DISTINCT a, b, ...) [FILTER (WHERE f)] OVER w` becomes
+ *    `CAST(size(collect_set(named_struct(a, b, ...)) FILTER (WHERE [f AND] a, b, ... IS NOT NULL)
+ *    OVER w) AS BIGINT)`: the rows count distinct combinations of non-null values, as a grouped
+ *    `count(DISTINCT ...)` does; floating values are normalized (one NaN, -0.0 = 0.0), as Spark's
+ *    grouping normalizes them. fastwindow runs it in O(n) per partition (`DistinctCountFamily`).
+ *  - DISTINCT of aggregates that duplicates do not change (min, max, bit_and, bit_or, bool_and,
+ *    bool_or, collect_set) is dropped.
+ *
+ * Other DISTINCT window aggregates (sum, avg, ...) and inputs a set cannot hold (maps) are left
+ * as they are, for Spark's analyzer to reject.
+ */
+object DistinctWindowAggregates extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformAllExpressions {
+    case w @ WindowExpression(a @ AggregateExpression(f, _, true, filter, _), _) if w.resolved =>
+      f match {
+        case _: Min | _: Max | _: BitAndAgg | _: BitOrAgg | _: BoolAnd | _: BoolOr | _: CollectSet =>
+          w.copy(windowFunction = a.copy(isDistinct = false))
+        case Count(inputs) =>
+          distinctCount(w, inputs, filter).getOrElse(w)
+        case _ => w
+      }
+  }
+
+  private def distinctCount(
+      w: WindowExpression,
+      inputs: Seq[Expression],
+      filter: Option[Expression]): Option[Expression] = {
+    val values = CreateNamedStruct(inputs.zipWithIndex.flatMap { case (input, i) =>
+      Seq(Literal(s"c$i"), FloatingValues.normalized(input))
+    })
+    val set = new CollectSet(values)
+    val counted = (filter.toSeq ++ inputs.map(IsNotNull)).reduce(And)
+    if (set.checkInputDataTypes().isFailure) None
+    else {
+      val sets = w.copy(windowFunction = AggregateExpression(set, Complete, isDistinct = false,
+        filter = Some(counted)))
+      Some(Cast(Size(sets, legacySizeOfNull = false), LongType))
+    }
+  }
+}
