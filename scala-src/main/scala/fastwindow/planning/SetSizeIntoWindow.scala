@@ -23,13 +23,12 @@ object SetSizeIntoWindow extends Rule[LogicalPlan] {
 
   /**
    * The windows below `p` (the sets may be in any: windows pass their input on) and the
-   * projections between them that only pass columns on (column pruning puts them there), top
-   * first.
+   * projections between them (column pruning puts them there, and the analyzer computes window
+   * inputs in them), top first.
    */
   private def chainBelow(p: Project): Seq[LogicalPlan] =
     Iterator.iterate(p.child)(_.children.head).takeWhile {
-      case _: Window => true
-      case Project(list, _: Window) => list.forall(_.isInstanceOf[Attribute])
+      case _: Window | Project(_, _: Window) => true
       case _ => false
     }.toSeq
 
@@ -64,9 +63,11 @@ object SetSizeIntoWindow extends Rule[LogicalPlan] {
           read = read ++ AttributeSet(kept.flatMap(_.references)) ++
             AttributeSet((w.partitionSpec ++ w.orderSpec).flatMap(_.references))
           w.copy(windowExpressions = kept)
-        case (pass: Project, i) =>
-          pass.copy(projectList = pass.projectList.filter(a => read.contains(a.toAttribute)) ++
-            sizes.values.collect { case (size, below) if below > i => size.toAttribute })
+        case (between: Project, i) =>
+          val kept = between.projectList.filter(e => read.contains(e.toAttribute))
+          read = read ++ AttributeSet(kept.flatMap(_.references))
+          between.copy(projectList =
+            kept ++ sizes.values.collect { case (size, below) if below > i => size.toAttribute })
       }.filter {
         case w: Window => w.windowExpressions.nonEmpty
         case _ => true
