@@ -140,7 +140,7 @@ def random_function(rng: random.Random) -> str:
         return f"{name}({args}){nulls} over ({random_spec(rng, need_order=True)})"
     agg = rng.choice(["count", "count_star", "sum", "avg", "min", "max", "first", "last",
                       "min_by", "max_by", "stddev", "var_pop", "nth_value", "percentile",
-                      "median", "covar_samp", "corr"])
+                      "median", "covar_samp", "corr", "count_distinct", "set_size"])
     if agg == "median":
         # Spark allows median (and percentile_cont/disc) over a window only without ORDER BY.
         parts = rng.sample(PARTITION_KEYS, rng.randint(0, 2))
@@ -148,7 +148,7 @@ def random_function(rng: random.Random) -> str:
                 f"({'partition by ' + ', '.join(parts) if parts else ''}) + 0.0")
     # A percentile of doubles holding -0.0 and 0.0 may be a zero whose sign Spark takes from its
     # hash map's order (test_percentiles.py): + 0.0 makes every zero positive.
-    suffix = ""
+    prefix, suffix = "", ""
     if agg == "count_star":
         call = "count(*)"
     elif agg == "nth_value":
@@ -170,6 +170,13 @@ def random_function(rng: random.Random) -> str:
             percentage, suffix = rng.choice(["0.5", "0.3", "1"]), " + 0.0"
         frequency = rng.choice(["", "", ", 2"])
         call = f"percentile({x}, {percentage}{frequency})"
+    elif agg == "count_distinct":   # fastwindow's extension: rewritten to a set's size
+        values = rng.sample(ANY_VALUES, rng.choice([1, 1, 2]))
+        call = f"count(distinct {', '.join(values)})"
+    elif agg == "set_size":
+        # Sets of doubles: on fastwindow from Spark 4.2 (earlier sets keep NaNs apart).
+        prefix, suffix = "size(", ")"
+        call = f"collect_set({rng.choice([v for v in ANY_VALUES if 'dbl' not in v])})"
     elif agg in ("min_by", "max_by"):
         call = f"{agg}({rng.choice(ANY_VALUES)}, {rng.choice(ORDERABLE_VALUES)})"
     else:
@@ -186,8 +193,9 @@ def random_function(rng: random.Random) -> str:
         if agg in ("sum", "avg", "stddev", "var_pop", "covar_samp", "corr"):
             call = f"{'sum' if agg == 'sum' else 'avg'}({rng.choice(EXACT_SUM_VALUES)})"
         if frame == "sliding_range":
-            return f"{call} over ({random_range_frame(rng)}){suffix}"
-        return f"{call} over ({random_spec(rng, need_order=True)}{random_rows_frame(rng)}){suffix}"
+            return f"{prefix}{call} over ({random_range_frame(rng)}){suffix}"
+        return (f"{prefix}{call} over ({random_spec(rng, need_order=True)}"
+                f"{random_rows_frame(rng)}){suffix}")
     spec = random_spec(rng, need_order=frame.startswith("running"))
     frames = {
         "default": "",
@@ -196,7 +204,7 @@ def random_function(rng: random.Random) -> str:
         "running_rows": " rows between unbounded preceding and current row",
         "running_range": " range between unbounded preceding and current row",
     }
-    return f"{call} over ({spec}{frames[frame]}){suffix}"
+    return f"{prefix}{call} over ({spec}{frames[frame]}){suffix}"
 
 
 def random_query(rng: random.Random) -> str:

@@ -44,6 +44,8 @@ BUFFERED = {
     "percentile_sliding": "percentile(v, array(0.5, 0.9)) over (partition by p order by o rows "
                           "between 5 preceding and 5 following)",
     "median_whole": "median(v) over (partition by p)",
+    "distinct_sliding": "count(distinct s) over (partition by p order by o rows between 20 "
+                        "preceding and current row)",
 }
 
 

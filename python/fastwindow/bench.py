@@ -130,6 +130,17 @@ WORKLOADS: List[Workload] = [
              ["percentile(x, 0.5) OVER ({w} ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)"],
              duckdb_expressions=["median(x) OVER "
                                  "({w} ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)"]),
+    # Distinct counts: Spark builds each frame's set; count(DISTINCT) over a window is
+    # fastwindow's extension (Spark rejects it; with fastwindow off, Spark runs its rewrite).
+    Workload("distinct_count_w100", "distinct",
+             ["size(collect_set(v % 100) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW))"],
+             100, duckdb_expressions=["count(DISTINCT v % 100) OVER "
+                                      "({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"]),
+    Workload("count_distinct_range", "distinct",
+             ["count(DISTINCT v % 1000) OVER ({w} RANGE BETWEEN 500 PRECEDING AND CURRENT ROW)"],
+             500),
+    Workload("count_distinct_running", "distinct",
+             ["count(DISTINCT x) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"]),
 ]
 
 MODES = ["window-only", "end-to-end"]

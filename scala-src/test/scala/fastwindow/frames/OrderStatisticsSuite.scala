@@ -5,8 +5,9 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * The order statistics percentiles are read from: ranks of a partition's values and the k-th
- * smallest element of a sliding multiset of ranks, against sorting.
+ * The frame statistics of holistic aggregates: ranks of a partition's values and the k-th
+ * smallest element of a sliding multiset of ranks (percentiles), against sorting; the number of
+ * distinct ids of a sliding multiset (distinct counts), against a set of each window.
  */
 class OrderStatisticsSuite extends AnyFunSuite {
 
@@ -46,6 +47,21 @@ class OrderStatisticsSuite extends AnyFunSuite {
           .flatMap(Seq.fill(weight)(_)).sorted
         assert(counts.total == window.length)
         for (k <- window.indices) assert(counts.kth(k) == window(k), s"m=$m width=$width i=$i k=$k")
+      }
+    }
+  }
+
+  test("distinct ids of a sliding window of ids, against a set of each window") {
+    val rng = new Random(12)
+    val counts = new DistinctCounts
+    for (m <- Seq(1, 3, 40, 1000); width <- Seq(1, 4, 100)) {
+      counts.reset(m)
+      val ids = Array.fill(500)(rng.nextInt(m))
+      for (i <- ids.indices) {
+        counts.add(ids(i))
+        if (i >= width) counts.remove(ids(i - width))
+        val window = ids.slice(math.max(0, i - width + 1), i + 1)
+        assert(counts.distinct == window.toSet.size, s"m=$m width=$width i=$i")
       }
     }
   }
