@@ -65,7 +65,7 @@ def _run_app(cmd: list, tmp_path: Path) -> dict:
 
 def _check(info: dict) -> None:
     results = info["results"]
-    assert len(results) == 14, results
+    assert len(results) == 16, results
     for r in results:
         case = f"{r['query']} (ansi={r['ansi']})"
         assert r["equal"], f"{case}: fastwindow differs from Spark: {r['detail'] or r}"

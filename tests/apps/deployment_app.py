@@ -26,7 +26,8 @@ DATA = """(SELECT id, id % 13 AS p, (id * 37) % 101 AS v, CAST(id % 17 AS DOUBLE
                   CASE WHEN id % 11 = 0 THEN NULL ELSE (id * 7) % 23 END AS n
            FROM range(0, 4000, 1, 4)) t"""
 
-#: Every family: ranking, offsets, aggregates over whole / running / moving / RANGE frames.
+#: Every family: ranking, offsets, aggregates over whole / running / moving / RANGE frames,
+#: distinct counts and percentiles.
 QUERIES = {
     # row_number and ntile over a total order (over ties they may number rows either way).
     "ranking": f"""SELECT id, row_number() OVER t AS rn, ntile(4) OVER t AS nt, rank() OVER w AS rk,
@@ -43,6 +44,10 @@ QUERIES = {
         WINDOW w AS (PARTITION BY p ORDER BY id ROWS BETWEEN 5 PRECEDING AND 2 FOLLOWING)""",
     "range": f"""SELECT id, count(*) OVER w AS c, sum(n) OVER w AS s FROM {DATA}
         WINDOW w AS (PARTITION BY p ORDER BY v RANGE BETWEEN 10 PRECEDING AND 5 FOLLOWING)""",
+    # count(DISTINCT) is rewritten by the extension's analyzer rule, in the driver (or server).
+    "distinct": f"""SELECT id, count(DISTINCT v % 10) OVER w AS cd, size(collect_set(n) OVER w) AS ss,
+        percentile(d, 0.5) OVER w AS md FROM {DATA}
+        WINDOW w AS (PARTITION BY p ORDER BY id ROWS BETWEEN 20 PRECEDING AND CURRENT ROW)""",
     "overflow": f"""SELECT id, sum(CAST(v AS BIGINT) * 90000000000000000) OVER
         (PARTITION BY p ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM {DATA}""",
 }

@@ -6,7 +6,7 @@ import org.apache.spark.sql.{Dataset, SparkSession}
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
 import fastwindow.explain.WindowReport
-import fastwindow.planning.FastWindowStrategy
+import fastwindow.planning.{FastWindowStrategy, SetSizeIntoWindow}
 
 /**
  * The JVM-side API used by the Python package (through py4j) and by Scala users who cannot set
@@ -35,7 +35,10 @@ object FastWindow {
 
   /**
    * Installs the planner strategy on a session that was created without the extension, by adding
-   * it to the session's experimental strategies. Idempotent; returns true when it was added now.
+   * it to the session's experimental strategies (and `SetSizeIntoWindow` to its experimental
+   * optimizations). Idempotent; returns true when it was added now. A live session's analyzer
+   * cannot take rules any more, so `count(DISTINCT ...) OVER` (`DistinctWindowAggregates`) needs
+   * the extension set when the session is built.
    */
   def install(session: SparkSession): Boolean = synchronized {
     FastWindowConf.validate(session.conf.getAll.toMap)
@@ -44,6 +47,7 @@ object FastWindow {
     } else {
       val experimental = session.experimental
       experimental.extraStrategies = experimental.extraStrategies :+ FastWindowStrategy
+      experimental.extraOptimizations = experimental.extraOptimizations :+ SetSizeIntoWindow
       true
     }
   }
