@@ -128,16 +128,20 @@ object DistinctCountFamily extends FunctionFamily[DistinctCountSpec] {
   /**
    * Whether this Spark's set compares `input`'s values as fastwindow does (their bytes, floating
    * values normalized): where its set normalizes them itself, or where they come normalized in a
-   * struct (a set of structs compares them as bytes or NaN-aware, the same once normalized).
+   * struct, as the DISTINCT rewrite gives them (a set of structs compares them as bytes or
+   * NaN-aware, the same once normalized).
    */
   private def floatsCompareAsBytes(input: Expression): Boolean =
-    !FloatingValues.in(input.dataType) || setNormalizesFloats || (input match {
-      case CreateNamedStruct(fields) => fields.grouped(2).forall { case Seq(_, value) =>
-        !FloatingValues.in(value.dataType) || value.foldable ||
-          value.isInstanceOf[KnownFloatingPointNormalized]
-      }
-      case _ => false
-    })
+    !FloatingValues.in(input.dataType) || setNormalizesFloats || normalizedStruct(input)
+
+  private def normalizedStruct(e: Expression): Boolean = e match {
+    case If(_, value, Literal(null, _)) => normalizedStruct(value)
+    case CreateNamedStruct(fields) => fields.grouped(2).forall { case Seq(_, value) =>
+      !FloatingValues.in(value.dataType) || value.foldable ||
+        value.isInstanceOf[KnownFloatingPointNormalized]
+    }
+    case _ => false
+  }
 
   /**
    * Whether this Spark's collect_set holds one NaN and one zero (of either sign) at top level and

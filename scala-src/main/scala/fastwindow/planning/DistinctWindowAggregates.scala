@@ -15,10 +15,11 @@ import org.apache.spark.sql.types.LongType
  * window then runs the rewrite, building each frame's set):
  *
  *  - `count(DISTINCT a, b, ...) [FILTER (WHERE f)] OVER w` becomes
- *    `CAST(size(collect_set(named_struct(a, b, ...)) FILTER (WHERE [f AND] a, b, ... IS NOT NULL)
- *    OVER w) AS BIGINT)`: the rows count distinct combinations of non-null values, as a grouped
- *    `count(DISTINCT ...)` does; floating values are normalized (one NaN, -0.0 = 0.0), as Spark's
- *    grouping normalizes them. fastwindow runs it in O(n) per partition (`DistinctCountFamily`).
+ *    `CAST(size(collect_set(CASE WHEN [f AND] a, b, ... IS NOT NULL THEN named_struct(a, b, ...)
+ *    END) OVER w) AS BIGINT)`: distinct combinations of non-null values, as a grouped
+ *    `count(DISTINCT ...)` counts them (a set skips the nulls; Spark before 4.2 takes no FILTER
+ *    over a window); floating values are normalized (one NaN, -0.0 = 0.0), as Spark's grouping
+ *    normalizes them. fastwindow runs it in O(n) per partition (`DistinctCountFamily`).
  *  - DISTINCT of aggregates that duplicates do not change (min, max, bit_and, bit_or, bool_and,
  *    bool_or, collect_set) is dropped.
  *
@@ -42,15 +43,16 @@ object DistinctWindowAggregates extends Rule[LogicalPlan] {
       w: WindowExpression,
       inputs: Seq[Expression],
       filter: Option[Expression]): Option[Expression] = {
-    val values = CreateNamedStruct(inputs.zipWithIndex.flatMap { case (input, i) =>
-      Seq(Literal(s"c$i"), FloatingValues.normalized(input))
+    def struct(values: Seq[Expression]) = CreateNamedStruct(values.zipWithIndex.flatMap {
+      case (value, i) => Seq(Literal(s"c$i"), value)
     })
-    val set = new CollectSet(values)
-    val counted = (filter.toSeq ++ inputs.map(IsNotNull)).reduce(And)
-    if (set.checkInputDataTypes().isFailure) None
+    // Types a set cannot hold (maps) stay DISTINCT for Spark to reject; they cannot be normalized.
+    if (new CollectSet(struct(inputs)).checkInputDataTypes().isFailure) None
     else {
-      val sets = w.copy(windowFunction = AggregateExpression(set, Complete, isDistinct = false,
-        filter = Some(counted)))
+      val values = struct(inputs.map(FloatingValues.normalized))
+      val counted = (filter.toSeq ++ inputs.map(IsNotNull)).reduce(And)
+      val set = new CollectSet(If(counted, values, Literal.create(null, values.dataType)))
+      val sets = w.copy(windowFunction = AggregateExpression(set, Complete, isDistinct = false))
       Some(Cast(Size(sets, legacySizeOfNull = false), LongType))
     }
   }
