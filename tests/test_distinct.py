@@ -212,3 +212,19 @@ def test_long_partitions_with_few_and_many_distinct_values(spark):
              "(order by id rows between current row and unbounded following) c "
              "from range(0, 3000, 1, 1)")
     assert_same_as_spark(spark, query)
+
+
+#: collect_list of every type: the frame's values in row order, nulls left out.
+LISTS = ["i", "s", "d", "dec", "dt", "ts", "bin", "arr", "st", "m", "cast(null as int)"]
+
+
+@pytest.mark.parametrize("frame", FRAMES, ids=lambda f: f"{f[0]}[{f[1]},{f[2]}]")
+def test_collect_list_of_every_type_over_every_frame(spark, frame):
+    w = frame_sql(frame)
+    functions = [f"collect_list({x}) over ({w}) c{k}" for k, x in enumerate(LISTS)]
+    functions.append(f"array_agg(l) over ({w}) c_agg")
+    if WINDOW_FILTER:
+        functions.append(f"collect_list(s) filter (where i > 0) over ({w}) c_filter")
+    if SPARK_LINE >= (4, 3):
+        functions.append(f"collect_list(i) respect nulls over ({w}) c_nulls")
+    assert_same_as_spark(spark, f"select id, {', '.join(functions)} from t")

@@ -15,8 +15,8 @@ UNSUPPORTED = {
         "select p, id, collect_set(i) over (partition by p) s from t",
         "aggregate function collect_set is not supported yet"),
     "imperative_aggregate": (
-        "select p, id, collect_list(i) over (partition by p) s from t",
-        "aggregate function collect_list is not supported yet"),
+        "select p, id, approx_count_distinct(i) over (partition by p) s from t",
+        "aggregate function approx_count_distinct is not supported yet"),
     "approximate_percentile": (
         "select p, id, percentile_approx(d, 0.5) over (partition by p) s from t",
         "aggregate function percentile_approx is not supported yet"),

@@ -1,7 +1,5 @@
 package fastwindow.functions
 
-import scala.util.Try
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import org.apache.spark.sql.catalyst.expressions.aggregate._
@@ -72,7 +70,7 @@ object DistinctCountFamily extends FunctionFamily[DistinctCountSpec] {
   override def fuse(expression: Expression): Expression = expression.transformUp {
     case size: Size => size.child match {
       case w @ WindowExpression(AggregateExpression(set: CollectSet, Complete, false, filter, _), _) =>
-        w.copy(windowFunction = DistinctCountOf(set.child, filter, ignoresNulls(set)))
+        w.copy(windowFunction = DistinctCountOf(set.child, filter, CollectListFamily.ignoresNulls(set)))
       case _ => size
     }
   }
@@ -120,10 +118,6 @@ object DistinctCountFamily extends FunctionFamily[DistinctCountSpec] {
   override def kernel(spec: DistinctCountSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new DistinctCountKernel(FramePlanning.movingLocator(spec.frame, ops, peers),
       ops.values.head, spec.key.dataType, spec.ordinal)
-
-  /** Spark 4.3's collect_set can keep nulls (`ignoreNulls`); earlier lines always drop them. */
-  private def ignoresNulls(set: CollectSet): Boolean =
-    Try(set.getClass.getMethod("ignoreNulls").invoke(set).asInstanceOf[Boolean]).getOrElse(true)
 
   /**
    * Whether this Spark's set compares `input`'s values as fastwindow does (their bytes, floating

@@ -247,19 +247,20 @@ class WindowSupportSuite extends AnyFunSuite {
       "not supported", "INTERVAL DAY TO SECOND", "supported RANGE offset key types")
   }
 
-  test("unsupported aggregates: collect_list, collect_set, product, approx_count_distinct name " +
-      "themselves and list what is supported") {
-    for ((fn, name) <- Seq(CollectList(i) -> "collect_list", CollectSet(i) -> "collect_set",
-        Product(d) -> "product", HyperLogLogPlusPlus(i) -> "approx_count_distinct")) {
+  test("unsupported aggregates: collect_set (read as an array), product, approx_count_distinct " +
+      "name themselves and list what is supported") {
+    for ((fn, name) <- Seq(CollectSet(i) -> "collect_set", Product(d) -> "product",
+        HyperLogLogPlusPlus(i) -> "approx_count_distinct")) {
       val r = reason(Seq(win(agg(fn), byK, wholeRows)))
       assertMentions(r, name, "not supported", "count, sum, avg, min, max, stddev_samp", "corr",
         "percentile, median")
     }
   }
 
-  test("supported: percentiles and co-moments over the whole partition") {
-    val functions = Seq(new Percentile(d, Literal(0.5)), Corr(d, d), CovPopulation(d, d))
-    assert(planOf(functions.map(f => win(agg(f), byK, wholeRows)), byK).functions.size == 3)
+  test("supported: percentiles, co-moments and collect_list over the whole partition") {
+    val functions = Seq(new Percentile(d, Literal(0.5)), Corr(d, d), CovPopulation(d, d),
+      new CollectList(i))
+    assert(planOf(functions.map(f => win(agg(f), byK, wholeRows)), byK).functions.size == 4)
   }
 
   test("user-defined aggregates name their registered name or class") {
@@ -355,8 +356,8 @@ class WindowSupportSuite extends AnyFunSuite {
 
   test("one unsupported function makes the whole node fall back, with that function's reason") {
     val supported = Seq(win(RowNumber(), byK), win(agg(sumOf(i)), byK, runningRows))
-    val r = reason(supported :+ win(agg(CollectList(i)), byK, wholeRows))
-    assertMentions(r, "collect_list")
+    val r = reason(supported :+ win(agg(CollectSet(i)), byK, wholeRows))
+    assertMentions(r, "collect_set")
     val r2 = reason(win(agg(Min(map)), byK, wholeRows) +: supported)
     assertMentions(r2, "min", "MAP")
   }
@@ -377,11 +378,11 @@ class WindowSupportSuite extends AnyFunSuite {
   }
 
   test("every reason of a node is kept, each with a stable id") {
-    val all = reasons(Seq(win(agg(CollectList(i)), byK, wholeRows), win(NTile(Literal(0)), byK),
+    val all = reasons(Seq(win(agg(CollectSet(i)), byK, wholeRows), win(NTile(Literal(0)), byK),
       win(agg(Min(arr)), byK, runningRows), win(agg(sumOf(i)), byK, wholeRows)))
     assert(all.map(_.id) == Seq(FallbackReason.UnsupportedFunction,
       FallbackReason.UnsupportedArgument, FallbackReason.UnsupportedType))
-    assertMentions(all.head.message, "collect_list")
+    assertMentions(all.head.message, "collect_set")
     assertMentions(all(1).message, "ntile")
     assertMentions(all(2).message, "min", "ARRAY<INT>")
   }
