@@ -59,7 +59,7 @@ final case class DistinctCountSpec(ordinal: Int, key: Expression, frame: FrameSh
  *
  * The count is Spark's set's: values are the same when their bytes are. Non-binary collations
  * fall back; so do floating values where this Spark's `collect_set` keeps NaNs apart or -0.0
- * apart from 0.0 (before Spark 4.3), unless they come normalized in a struct, as the DISTINCT
+ * apart from 0.0 (before Spark 4.2), unless they come normalized in a struct, as the DISTINCT
  * rewrite gives them (then every line's set compares them as bytes).
  */
 object DistinctCountFamily extends FunctionFamily[DistinctCountSpec] {
@@ -70,7 +70,8 @@ object DistinctCountFamily extends FunctionFamily[DistinctCountSpec] {
   override def fuse(expression: Expression): Expression = expression.transformUp {
     case size: Size => size.child match {
       case w @ WindowExpression(AggregateExpression(set: CollectSet, Complete, false, filter, _), _) =>
-        w.copy(windowFunction = DistinctCountOf(set.child, filter, CollectListFamily.ignoresNulls(set)))
+        val ignoreNulls = CollectListFamily.ignoresNulls(set)
+        w.copy(windowFunction = DistinctCountOf(set.child, filter, ignoreNulls))
       case _ => size
     }
   }
