@@ -108,6 +108,10 @@ PLAN_CLASS_ASSERTIONS: Dict[Test, str] = {
         "stddev_pop routes to the segment-tree path", "stddev_samp routes to the segment-tree path",
         "sum routes to the segment-tree path", "var_pop routes to the segment-tree path",
         "var_samp routes to the segment-tree path")},
+    (ALLOWLIST, "collect_list falls through (unbounded buffer)"):
+        "asserts Spark's WindowExec runs collect_list (off its segment-tree path); fastwindow "
+        "runs collect_list over every frame itself: test_distinct.py::"
+        "test_collect_list_of_every_type_over_every_frame",
     # A streamed window holds O(frame) rows and never enters Spark's spillable window buffer, so
     # Spark's buffer thresholds do not make it spill (README, "Spark's spill thresholds").
     **{test: "expects the running sum it runs to spill at tiny window-buffer thresholds; "
