@@ -82,7 +82,8 @@ _SEGMENT_TREE = ("reads the segment-tree metrics or routing of Spark's own Windo
                  "in O(n) for these frames; its results are compared in tests/test_sliding_frames.py")
 
 #: Tests that fail with fastwindow only because they look at Spark's own operator (its class, its
-#: metrics) rather than at results, each with the test of ours that checks its intent.
+#: metrics) rather than at results, or assert an error that fastwindow's SQL extension lifts
+#: (DISTINCT window aggregates), each with the test of ours that checks its intent.
 PLAN_CLASS_ASSERTIONS: Dict[Test, str] = {
     (DFWF, "SPARK-38237: require all cluster keys for child required distribution for window "
            "query"):
@@ -108,6 +109,11 @@ PLAN_CLASS_ASSERTIONS: Dict[Test, str] = {
         "stddev_pop routes to the segment-tree path", "stddev_samp routes to the segment-tree path",
         "sum routes to the segment-tree path", "var_pop routes to the segment-tree path",
         "var_samp routes to the segment-tree path")},
+    ("org.apache.spark.sql.execution.SQLWindowFunctionSuite",
+     "window function: distinct should not be silently ignored"):
+        "asserts that Spark rejects sum(DISTINCT ...) OVER; fastwindow's DISTINCT extension "
+        "answers it (README, \"DISTINCT window aggregates\"), against an independent reference: "
+        "test_distinct.py::test_distinct_aggregates_over_every_frame_equal_an_independent_reference",
     (ALLOWLIST, "collect_list falls through (unbounded buffer)"):
         "asserts Spark's WindowExec runs collect_list (off its segment-tree path); fastwindow "
         "runs collect_list over every frame itself: test_distinct.py::"

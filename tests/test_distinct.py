@@ -1,17 +1,22 @@
-"""Distinct counts over windows: ``count(DISTINCT ...) OVER`` (an extension: Spark's analyzer
-rejects it, fastwindow's rule rewrites it into ``size(collect_set(...))``) and users'
-``size(collect_set(x)) OVER``, which fastwindow answers in O(n) per partition without building any
-set (``DistinctCountKernel``).
+"""Distinct aggregates over windows: ``count/sum/avg(DISTINCT ...) OVER`` (an extension: Spark's
+analyzer rejects them, fastwindow's rule rewrites them into ``size(collect_set(...))`` and folds of
+``sum``/``avg`` over ``collect_set(...)``) and users' ``size(collect_set(x)) OVER``, which fastwindow
+answers in O(n) per partition (O(n log n) for floating sums) without building any set
+(``DistinctValuesKernel``).
 
-``count(DISTINCT)`` is checked against an independent reference — the frames and their distinct
-values computed in Python from the table's rows — with fastwindow on (where FastWindow must run
-it) and off (where Spark's own window runs the rewrite). ``size(collect_set)`` is checked against
-Spark, every frame and value type, both evaluators.
+The DISTINCT aggregates are checked against an independent reference — the frames and their
+distinct values computed in Python from the table's rows — with fastwindow on (where FastWindow
+must run them) and off (where Spark's own window runs the rewrite). ``size(collect_set)`` is
+checked against Spark, every frame and value type, both evaluators.
 """
 
 from __future__ import annotations
 
+import decimal
 import math
+import sys
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
@@ -64,10 +69,10 @@ def normalized(value: Any) -> Any:
     return value
 
 
-def reference_counts(rows: Sequence[Any], frame: Frame, columns: Tuple[str, ...],
-                     only_if: Optional[str] = None) -> Dict[int, int]:
-    """id -> the number of distinct non-null combinations of ``columns`` in the row's frame,
-    computed from the rows alone."""
+def reference_values(rows: Sequence[Any], frame: Frame, columns: Tuple[str, ...],
+                     only_if: Optional[str] = None) -> Dict[int, set]:
+    """id -> the distinct non-null combinations of ``columns`` in the row's frame, computed from
+    the rows alone."""
     kind, lower, upper = frame
     by_partition: Dict[Any, List[Any]] = {}
     for r in rows:
@@ -84,10 +89,62 @@ def reference_counts(rows: Sequence[Any], frame: Frame, columns: Tuple[str, ...]
                 members = [m for m in part
                            if (lower is None or m["g"] >= r["g"] + lower)
                            and (upper is None or m["g"] <= r["g"] + upper)]
-            values = {tuple(normalized(m[c]) for c in columns) for m in members
-                      if all(m[c] is not None for c in columns) and (only_if is None or m[only_if])}
-            counts[r["id"]] = len(values)
+            counts[r["id"]] = {tuple(normalized(m[c]) for c in columns) for m in members
+                               if all(m[c] is not None for c in columns)
+                               and (only_if is None or m[only_if])}
     return counts
+
+
+def reference_counts(rows: Sequence[Any], frame: Frame, columns: Tuple[str, ...],
+                     only_if: Optional[str] = None) -> Dict[int, int]:
+    return {i: len(v) for i, v in reference_values(rows, frame, columns, only_if).items()}
+
+
+def float_sum(values: Sequence[Any]) -> Tuple[float, float]:
+    """The sum of doubles (one NaN stands for all) and the scale of its rounding error (the sum
+    of magnitudes): Spark adds a set's values in its hash order, so its sum may differ from the
+    exact one by the rounding of each addition."""
+    values = [math.nan if v == "NaN" else v for v in values]
+    if any(math.isnan(v) for v in values) or {math.inf, -math.inf} <= set(values):
+        return math.nan, 0.0
+    if any(math.isinf(v) for v in values):
+        return next(v for v in values if math.isinf(v)), 0.0
+    exact = sum(Fraction(v) for v in values)
+    magnitudes = min(sum(Fraction(abs(v)) for v in values), Fraction(sys.float_info.max))
+    return float(exact), float(magnitudes)
+
+
+def decimal_average(total: Decimal, count: int, scale: int) -> Decimal:
+    """Spark's decimal average: the quotient at the division's scale (up to 38 digits, here 20
+    places), then rounded half up to the result's scale (the input's + 4)."""
+    with decimal.localcontext() as context:
+        context.prec = 60
+        quotient = (total / count).quantize(Decimal(1).scaleb(-20), decimal.ROUND_HALF_UP)
+        return quotient.quantize(Decimal(1).scaleb(-(scale + 4)), decimal.ROUND_HALF_UP)
+
+
+#: sum/avg(DISTINCT) arguments -> how the reference aggregates a frame's distinct values (None
+#: when there are none), and the scale of the allowed error of floating results (0: exact).
+DISTINCT_FOLDS = {
+    "sum(distinct i)": lambda v: (sum(v), 0.0),
+    "sum(distinct by)": lambda v: (sum(v), 0.0),
+    "sum(distinct l)": lambda v: (sum(v), 0.0),
+    "sum(distinct dec)": lambda v: (sum(v), 0.0),
+    "sum(distinct d)": float_sum,
+    "avg(distinct i)": lambda v: (sum(v) / len(v), 0.0),
+    "avg(distinct dec)": lambda v: (decimal_average(sum(v), len(v), 2), 0.0),
+    "avg(distinct f)": lambda v: (float_sum(v)[0] / len(v), float_sum(v)[1] / len(v)),
+}
+
+
+def assert_matches_reference(column: str, value: Any, expected: Any, scale: float) -> None:
+    if isinstance(expected, float) and math.isnan(expected):
+        assert isinstance(value, float) and math.isnan(value), f"{column}: {value}, expected NaN"
+    elif scale:
+        assert value == expected or abs(value - expected) <= 1e-12 * scale, (
+            f"{column}: {value}, reference {expected} (error scale {scale})")
+    else:
+        assert value == expected, f"{column}: {value}, reference {expected}"
 
 
 @pytest.fixture(scope="module")
@@ -96,24 +153,35 @@ def table_rows(spark_session):
 
 
 @pytest.mark.parametrize("frame", FRAMES, ids=lambda f: f"{f[0]}[{f[1]},{f[2]}]")
-def test_count_distinct_over_every_frame_equals_an_independent_reference(spark, table_rows, frame):
+def test_distinct_aggregates_over_every_frame_equal_an_independent_reference(
+        spark, table_rows, frame):
+    """count(DISTINCT) of every argument set, and sum/avg(DISTINCT) of every numeric kind."""
+    w = frame_sql(frame)
     names = list(DISTINCT_ARGUMENTS)
-    functions = [f"count(distinct {a}) over ({frame_sql(frame)}) c{k}" for k, a in enumerate(names)]
+    functions = [f"count(distinct {a}) over ({w}) c{k}" for k, a in enumerate(names)]
     expected = {f"c{k}": reference_counts(table_rows, frame, DISTINCT_ARGUMENTS[a])
                 for k, a in enumerate(names)}
     if WINDOW_FILTER:  # FILTER over a window: Spark 4.2+
-        functions.append(f"count(distinct s) filter (where bo) over ({frame_sql(frame)}) c_filter")
+        functions.append(f"count(distinct s) filter (where bo) over ({w}) c_filter")
         expected["c_filter"] = reference_counts(table_rows, frame, ("s",), only_if="bo")
+    folds = {}
+    for k, (call, aggregate) in enumerate(DISTINCT_FOLDS.items()):
+        functions.append(f"{call} over ({w}) a{k}")
+        column = call[call.index(" ") + 1:-1]
+        folds[f"a{k}"] = {i: aggregate([v[0] for v in values]) if values else (None, 0.0)
+                          for i, values in reference_values(table_rows, frame, (column,)).items()}
     query = f"select id, {', '.join(functions)} from t"
     for fastwindow_on in (True, False):
         result = run(spark, query, fastwindow_on=fastwindow_on)
         operators = {r.operator for r in result.reports}
         assert operators == ({"FastWindow"} if fastwindow_on else {"Window"}), result.reports
         for row in result.rows:
+            where = f" of id {row['id']} (fastwindow {'on' if fastwindow_on else 'off'})"
             for column, counts in expected.items():
                 assert row[column] == counts[row["id"]], (
-                    f"{column} of id {row['id']} (fastwindow {'on' if fastwindow_on else 'off'}): "
-                    f"{row[column]}, reference {counts[row['id']]}")
+                    f"{column}{where}: {row[column]}, reference {counts[row['id']]}")
+            for column, reference in folds.items():
+                assert_matches_reference(column + where, row[column], *reference[row["id"]])
 
 
 def test_count_distinct_types_and_nulls(spark):
@@ -138,10 +206,9 @@ def test_duplicate_agnostic_aggregates_drop_distinct(spark):
 
 
 def test_other_distinct_aggregates_keep_sparks_error(spark):
-    """sum/avg(DISTINCT) over windows are not rewritten (yet): Spark's analyzer rejects them with
-    or without fastwindow, and the rewrite does not take maps (a set cannot hold them)."""
-    for query in ("select sum(distinct i) over (partition by p) from t",
-                  "select avg(distinct d) over (partition by p order by id) from t",
+    """Other DISTINCT window aggregates are not rewritten: Spark's analyzer rejects them with or
+    without fastwindow, and the rewrite does not take maps (a set cannot hold them)."""
+    for query in ("select stddev(distinct d) over (partition by p) from t",
                   "select count(distinct m) over (partition by p) from t"):
         for enabled in ("true", "false"):
             spark.conf.set(ENABLED, enabled)

@@ -42,6 +42,8 @@ abstract class WindowEvaluator extends PeerProgress {
   def startPartition(): Unit
   def ingest(row: InternalRow): Unit
   def finishPartition(): Unit
+  /** After `finishPartition`: whether only Spark can give this partition's results. */
+  def needsSpark: Boolean
   def write(row: Int, out: InternalRow): Unit
   /** Drops the buffered rows before position `row` (no later `write` may read them). */
   def discardBefore(row: Int): Unit
@@ -117,6 +119,8 @@ final class KernelEvaluator(
     val n = numRows  // the partition's size, also after rows were dropped
     kernels.foreach(_.finishPartition(n))
   }
+
+  override def needsSpark: Boolean = kernels.exists(_.needsSpark)
 
   // The first kernels are called each from a call site of its own (a loop would call them all
   // from one): in the operator's own copy of this class (see AlgorithmIsolation) each such site

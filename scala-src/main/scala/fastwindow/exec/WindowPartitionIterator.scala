@@ -202,6 +202,10 @@ final class WindowPartitionIterator(
     checkMemory()
     if (handedOver != null) return
     evaluator.finishPartition()
+    if (evaluator.needsSpark && emitted == 0) {
+      handOver()
+      return
+    }
     complete = true
     if (overflowed) bufferedRows = rowBuffer.iterator
     metrics.partitions += 1

@@ -19,14 +19,20 @@ final class DistinctCounts {
     distinct = 0
   }
 
-  def add(id: Int): Unit = {
-    if (counts(id) == 0) distinct += 1
+  /** Adds one occurrence of `id`; whether it was absent. */
+  def add(id: Int): Boolean = {
     counts(id) += 1
+    val entered = counts(id) == 1
+    if (entered) distinct += 1
+    entered
   }
 
-  def remove(id: Int): Unit = {
+  /** Removes one occurrence of `id`; whether it is now absent. */
+  def remove(id: Int): Boolean = {
     counts(id) -= 1
-    if (counts(id) == 0) distinct -= 1
+    val left = counts(id) == 0
+    if (left) distinct -= 1
+    left
   }
 
   def bytes: Long = 4L * counts.length

@@ -9,7 +9,7 @@ import org.apache.spark.sql.types._
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{CollectListKernel, Kernel}
-import fastwindow.model.{FallbackReason, FrameShape, FunctionSpec, StreamBounds}
+import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
 import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
 
 /**
@@ -21,14 +21,8 @@ final case class CollectListSpec(
     input: Expression,
     keepNulls: Boolean,
     resultType: DataType,
-    frame: FrameShape) extends FunctionSpec {
-  override def needsPeers: Boolean = frame.needsPeers
-  override def inputs: Seq[Expression] = Seq(input).filterNot(_.foldable) ++ (frame match {
-    case r: FrameShape.SlidingRange => r.key.map(_.child)
-    case _ => None
-  })
-  override def streamBounds: Option[StreamBounds] = None
-  override def readsRowsOnWrite: Boolean = true
+    frame: FrameShape) extends BufferedFrameFunction {
+  override def value: Expression = input
   override def describe: String = s"collect_list over ${frame.sql}"
 }
 

@@ -15,10 +15,8 @@ final case class NthValueSpec(ordinal: Int, function: NthValue, frame: FrameShap
   def offset: Int = function.offset.eval().asInstanceOf[Int]
   override def resultType: DataType = function.dataType
   override def needsPeers: Boolean = frame.needsPeers
-  override def inputs: Seq[Expression] = Seq(function.input).filterNot(_.foldable) ++ (frame match {
-    case r: FrameShape.SlidingRange => r.key.map(_.child)
-    case _ => None
-  })
+  override def inputs: Seq[Expression] =
+    Seq(function.input).filterNot(_.foldable) ++ frame.rangeKeyInput
   /** Over a sliding frame the row is found by position in a buffered partition (see [[NthRow]]). */
   override def streamBounds: Option[StreamBounds] =
     if (frame.isSliding) None else frame.aggregateStreamBounds

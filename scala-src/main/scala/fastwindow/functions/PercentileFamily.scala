@@ -9,7 +9,7 @@ import org.apache.spark.sql.types._
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{Kernel, PercentileKernel}
-import fastwindow.model.{FallbackReason, FrameShape, FunctionSpec, StreamBounds}
+import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
 import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
 
 /**
@@ -32,16 +32,9 @@ final case class PercentileSpec(
     discrete: Boolean,
     legacyDiscrete: Boolean,
     reverse: Boolean,
-    frame: FrameShape) extends FunctionSpec {
+    frame: FrameShape) extends BufferedFrameFunction {
   override def resultType: DataType = if (asArray) ArrayType(DoubleType, false) else DoubleType
-  override def needsPeers: Boolean = frame.needsPeers
-  override def inputs: Seq[Expression] = Seq(input).filterNot(_.foldable) ++ (frame match {
-    case r: FrameShape.SlidingRange => r.key.map(_.child)
-    case _ => None
-  })
-  /** Ranks are those of the whole partition, so it is buffered. */
-  override def streamBounds: Option[StreamBounds] = None
-  override def readsRowsOnWrite: Boolean = true
+  override def value: Expression = input
   override def describe: String = s"$name over ${frame.sql}"
 }
 

@@ -25,7 +25,7 @@ object WindowSupport {
    * run), so families of particular aggregates come before it.
    */
   val families: Seq[FunctionFamily[_ <: FunctionSpec]] =
-    Seq(RankingFamily, OffsetFamily, PercentileFamily, DistinctCountFamily, CollectListFamily,
+    Seq(RankingFamily, OffsetFamily, PercentileFamily, DistinctAggregateFamily, CollectListFamily,
       AggregateFamily, NthValueFamily)
 
   /** How the support table shows the frame of functions that have their own. */

@@ -24,6 +24,12 @@ abstract class Kernel {
   def readsOnIngest: Boolean = false
   def ingested(r: Int): Unit = {}
   def finishPartition(n: Int): Unit = {}
+  /**
+   * After `finishPartition`: whether this partition's results can only be Spark's, e.g. where
+   * whether Spark fails depends on an order fastwindow does not reproduce. The partition is then
+   * handed to Spark's window evaluation.
+   */
+  def needsSpark: Boolean = false
   def write(i: Int, n: Int, out: InternalRow): Unit
   def shift(d: Int): Unit = {}
   /** Bytes of per-partition state that grows with the partition (accounted to Spark). */

@@ -18,6 +18,12 @@ sealed abstract class FrameShape(val sql: String) extends Serializable {
    */
   def aggregateStreamBounds: Option[StreamBounds]
 
+  /** The ORDER BY value a RANGE frame with offsets reads for its edges, as a column to extract. */
+  def rangeKeyInput: Option[Expression] = this match {
+    case r: FrameShape.SlidingRange => r.key.map(_.child)
+    case _ => None
+  }
+
   /** Frames that slide with the current row (both edges move forward), see `TwoStacks`. */
   def isSliding: Boolean = this match {
     case _: FrameShape.SlidingRows | _: FrameShape.SlidingRange => true

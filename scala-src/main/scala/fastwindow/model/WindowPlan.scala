@@ -82,6 +82,20 @@ trait FunctionSpec extends Serializable {
 }
 
 /**
+ * A function of one value over a frame whose state spans the whole partition (value ranks, value
+ * ids, the rows themselves), so its partition is buffered and writing a result reads the columns.
+ */
+trait BufferedFrameFunction extends FunctionSpec {
+  def frame: FrameShape
+  /** The value read per row (a constant needs no column). */
+  def value: Expression
+  override def needsPeers: Boolean = frame.needsPeers
+  override def inputs: Seq[Expression] = Seq(value).filterNot(_.foldable) ++ frame.rangeKeyInput
+  override def streamBounds: Option[StreamBounds] = None
+  override def readsRowsOnWrite: Boolean = true
+}
+
+/**
  * What a function needs to produce row i's result without the rest of its partition: the next
  * `lookahead` rows (or, with `waitsForPeers`, the rest of row i's peer group), and no row before
  * `i - history`. Functions with such bounds are evaluated while rows stream through; the others

@@ -10,7 +10,7 @@ import fastwindow.FastWindowConf
 /**
  * Moves `size(s)`, where `s` is a `collect_set(...) OVER w` of the window below, into that
  * window, as `size(collect_set(...) OVER w)`: the window then computes the count, which
- * fastwindow does without building any set (`DistinctCountFamily`). The set itself stays only if
+ * fastwindow does without building any set (`DistinctAggregateFamily`). The set itself stays only if
  * something else reads it. Spark's window runs either form (it evaluates expressions over window
  * functions, as for DecimalAggregates' rewrites), so the plan stays right when fastwindow leaves
  * the window to Spark; with `spark.fastwindow.enabled=false` the rule does nothing.

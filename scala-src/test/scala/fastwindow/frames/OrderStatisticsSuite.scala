@@ -65,4 +65,55 @@ class OrderStatisticsSuite extends AnyFunSuite {
       }
     }
   }
+
+  test("distinct sums of a sliding window of ids, against the sum of each window's set") {
+    val rng = new Random(13)
+    val counts = new DistinctCounts
+    val specials = Seq(Double.NaN, Double.PositiveInfinity, Double.NegativeInfinity, 1e308)
+    for (m <- Seq(1, 3, 40, 1000); width <- Seq(1, 4, 100)) {
+      val longs = new DistinctSums.OfLongs
+      val doubles = new DistinctSums.OfDoubles
+      val decimals = new DistinctSums.OfDecimals(20, 2)
+      val sums = Seq(longs, doubles, decimals)
+      val values = Array.tabulate(m)(id => (rng.nextInt(2001) - 1000).toLong)
+      val doubleValues = values.map(v => if (rng.nextInt(50) == 0) specials(rng.nextInt(4)) else v / 8.0)
+      counts.reset(m)
+      sums.foreach(_.reset(m))
+      for (id <- 0 until m) {
+        longs.define(id, values(id))
+        doubles.define(id, doubleValues(id))
+        decimals.define(id, org.apache.spark.sql.types.Decimal(values(id), 20, 2))
+      }
+      val ids = Array.fill(500)(rng.nextInt(m))
+      for (i <- ids.indices) {
+        if (counts.add(ids(i))) sums.foreach(_.present(ids(i)))
+        if (i >= width && counts.remove(ids(i - width))) sums.foreach(_.absent(ids(i - width)))
+        val set = ids.slice(math.max(0, i - width + 1), i + 1).toSet
+        val where = s"m=$m width=$width i=$i"
+        assert(longs.total == set.toSeq.map(values(_)).sum, where)
+        assert(decimals.total == org.apache.spark.sql.types.Decimal(set.toSeq.map(values(_)).sum, 20, 2), where)
+        // Every value is a multiple of 1/8 well inside a double's precision: sums are exact.
+        val expected = set.toSeq.map(doubleValues(_)).sum
+        val total = doubles.total.asInstanceOf[Double]
+        assert(total == expected || (total.isNaN && expected.isNaN), where)
+      }
+      assert(longs.orderFree)
+    }
+  }
+
+  test("bigint distinct sums are order-free only while the values' magnitudes sum within bigint") {
+    val longs = new DistinctSums.OfLongs
+    longs.reset(2)
+    longs.define(0, Long.MaxValue / 2)
+    longs.define(1, -(Long.MaxValue / 2))
+    assert(longs.orderFree)
+    longs.reset(3)
+    longs.define(0, Long.MaxValue / 2)
+    longs.define(1, -(Long.MaxValue / 2))
+    longs.define(2, Long.MaxValue / 2)
+    assert(!longs.orderFree)
+    longs.reset(1)
+    longs.define(0, Long.MinValue)
+    assert(!longs.orderFree)
+  }
 }

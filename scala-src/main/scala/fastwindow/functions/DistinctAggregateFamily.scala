@@ -1,0 +1,230 @@
+package fastwindow.functions
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.catalyst.util.ArrayData
+import org.apache.spark.sql.fastwindow.FloatingValues
+import org.apache.spark.sql.fastwindow.shims.ClassicShim
+import org.apache.spark.sql.types._
+
+import fastwindow.columns.ColumnLayout
+import fastwindow.frames.{DistinctSums, PeerGroups}
+import fastwindow.kernels.{DistinctValuesKernel, Kernel}
+import fastwindow.model.{BufferedFrameFunction, DistinctFold, FallbackReason, FrameShape}
+import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+
+/**
+ * `size(collect_set(input) [FILTER (WHERE filter)] OVER w)`, or a fold of an aggregate over that
+ * set (the DISTINCT rewrite's `sum/avg(DISTINCT input)`, see [[DistinctFold]]), seen as one
+ * window function of the frame's distinct values. Only planning sees it
+ * ([[DistinctAggregateFamily.fuse]]); the operator's expressions keep Spark's form, which
+ * Spark's window evaluation runs when a partition is handed over.
+ *
+ * @param ignoreNulls whether a null input is left out of the set (always, before Spark 4.3)
+ * @param fold        None for the number of values, else the aggregate folded over them
+ */
+final case class DistinctAggregateOf(
+    input: Expression,
+    filter: Option[Expression],
+    ignoreNulls: Boolean,
+    fold: Option[DeclarativeAggregate]) extends Expression with Unevaluable {
+  override def children: Seq[Expression] = input +: filter.toSeq
+  override def dataType: DataType = fold.fold[DataType](IntegerType)(_.dataType)
+  override def nullable: Boolean = fold.isDefined
+  override def prettyName: String = fold.fold("size(collect_set)")(f => s"${f.prettyName}(DISTINCT)")
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): Expression =
+    copy(input = c.head, filter = filter.map(_ => c(1)))
+}
+
+/**
+ * @param key  null for rows the set leaves out, else a struct of the value (so that a null value
+ *             the set takes is a non-null key), floating values normalized
+ * @param fold None for the count, else the aggregate folded over the values (its buffer is their
+ *             sum and count)
+ */
+final case class DistinctAggregateSpec(
+    ordinal: Int,
+    key: Expression,
+    fold: Option[DeclarativeAggregate],
+    frame: FrameShape) extends BufferedFrameFunction {
+  override def resultType: DataType = fold.fold[DataType](IntegerType)(_.dataType)
+  override def value: Expression = key
+  override def describe: String =
+    s"${fold.fold("size(collect_set(...))")(f => s"${f.prettyName}(DISTINCT ...)")} over ${frame.sql}"
+}
+
+/**
+ * Distinct counts over every frame in O(n) per partition ([[DistinctValuesKernel]]): users'
+ * `size(collect_set(x))` (the optimizer rule `fastwindow.planning.SetSizeIntoWindow` moves the
+ * `size` next to its window function) and `count(DISTINCT ...) OVER`, which
+ * `fastwindow.planning.DistinctWindowAggregates` rewrites into that form; and distinct sums and
+ * averages (`sum/avg(DISTINCT x) OVER`, rewritten to folds over the set) in O(n) or O(n log n).
+ * Spark builds each frame's set.
+ *
+ * The count is Spark's set's: values are the same when their bytes are. Non-binary collations
+ * fall back; so do floating values where this Spark's `collect_set` keeps NaNs apart or -0.0
+ * apart from 0.0 (before Spark 4.2), unless they come normalized in a struct, as the DISTINCT
+ * rewrite gives them (then every line's set compares them as bytes).
+ */
+object DistinctAggregateFamily extends FunctionFamily[DistinctAggregateSpec] {
+
+  override def kind: String = "aggregate (distinct values)"
+  override def sqlNames: Seq[String] =
+    Seq("size(collect_set)", "count(DISTINCT)", "sum(DISTINCT)", "avg(DISTINCT)")
+
+  override def fuse(expression: Expression): Expression = expression.transformUp {
+    case size: Size => ofSet(size.child, None).getOrElse(size)
+    case fold: ArrayAggregate =>
+      fold.getTagValue(DistinctFold.Aggregate).flatMap(f => ofSet(fold.argument, Some(f)))
+        .getOrElse(fold)
+  }
+
+  private def ofSet(set: Expression, fold: Option[DeclarativeAggregate]) = set match {
+    case w @ WindowExpression(AggregateExpression(set: CollectSet, Complete, false, filter, _), _) =>
+      val ignoreNulls = CollectListFamily.ignoresNulls(set)
+      Some(w.copy(windowFunction = DistinctAggregateOf(set.child, filter, ignoreNulls, fold)))
+    case _ => None
+  }
+
+  override def plan(
+      function: Expression,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Option[Either[FallbackReason, DistinctAggregateSpec]] = function match {
+    case d @ DistinctAggregateOf(input, filter, ignoreNulls, fold) =>
+      val name = d.prettyName
+      Some(
+        if (fold.isDefined) planFold(d, frame, orderSpec, ordinal)
+        else if (!TypeSet.anyBufferable.contains(input.dataType) ||
+            !ClassicShim.isBinaryStable(input.dataType)) {
+          Left(FallbackReason(FallbackReason.UnsupportedType,
+            s"$name of type ${input.dataType.sql} is not supported yet (supported: " +
+              s"${TypeSet.anyBufferable.description}; strings of binary collations)"))
+        } else if (!floatsCompareAsBytes(input)) {
+          Left(FallbackReason(FallbackReason.UnsupportedType,
+            s"$name of ${input.dataType.sql}: this Spark's collect_set keeps NaNs (and -0.0 " +
+              "and 0.0) apart as fastwindow does not; count(DISTINCT ...) OVER is supported"))
+        } else if (filter.exists(f => !f.deterministic)) {
+          Left(FallbackReason(FallbackReason.UnsupportedFunction,
+            s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
+        } else {
+          AggregateFamily.framed(name, frame, orderSpec) { shape =>
+            DistinctAggregateSpec(ordinal, key(input, filter, ignoreNulls), None, shape)
+          }
+        })
+    case _ => None
+  }
+
+  /**
+   * A fold runs where fastwindow's buffer is Spark's (a sum and a count) and its sums cannot
+   * differ from Spark's: bigint sums are exact (a partition where a sum might overflow, which
+   * under ANSI or TRY addition depends on the order of Spark's set, is handed to Spark); decimal sums are
+   * exact where they cannot overflow (up to 28 digits in). Floating values must come normalized
+   * (-0.0 and 0.0 one value), as the DISTINCT rewrite gives them; NaNs are left apart by some
+   * lines' sets, which a sum does not see.
+   */
+  private def planFold(
+      d: DistinctAggregateOf,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Either[FallbackReason, DistinctAggregateSpec] = {
+    val f = d.fold.get
+    val sumType = f.aggBufferAttributes.find(_.name == "sum").map(_.dataType)
+    def unsupported(why: String) = Left(FallbackReason(FallbackReason.UnsupportedType,
+      s"${d.prettyName} of ${d.input.dataType.sql}: $why"))
+    if (!f.aggBufferAttributes.forall(a => Seq("sum", "count", "isEmpty").contains(a.name)) ||
+        !sumType.exists(t => t == LongType || t == DoubleType || t.isInstanceOf[DecimalType])) {
+      unsupported(s"a buffer of ${f.aggBufferAttributes.map(_.dataType.sql).mkString(", ")} " +
+        "is not supported (supported: numbers and decimals)")
+    } else if (d.input.dataType.isInstanceOf[DecimalType] &&
+        d.input.dataType.asInstanceOf[DecimalType].precision > DecimalType.MAX_PRECISION - 10) {
+      unsupported(s"decimals of more than ${DecimalType.MAX_PRECISION - 10} digits may overflow")
+    } else if (FloatingValues.in(d.input.dataType) && !normalized(d.input)) {
+      unsupported("the values are not normalized (-0.0 and 0.0 apart)")
+    } else {
+      AggregateFamily.framed(d.prettyName, frame, orderSpec) { shape =>
+        DistinctAggregateSpec(ordinal, key(d.input, d.filter, d.ignoreNulls), d.fold, shape)
+      }
+    }
+  }
+
+  private def key(input: Expression, filter: Option[Expression], ignoreNulls: Boolean) = {
+    val counted = (filter.toSeq ++ Some(IsNotNull(input)).filter(_ => ignoreNulls))
+      .reduceOption(And).getOrElse(Literal(true))
+    val value = CreateNamedStruct(Seq(Literal("v"), FloatingValues.normalized(input)))
+    If(counted, value, Literal.create(null, value.dataType))
+  }
+
+  override def requests(spec: DistinctAggregateSpec, layout: ColumnLayout): FunctionRequests =
+    FunctionRequests(
+      values = Seq(ValueRequest(layout.bind(spec.key), None, spec.key.dataType, 0)),
+      rangeEdges = FramePlanning.requests(spec.frame, layout))
+
+  override def kernel(spec: DistinctAggregateSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+    new DistinctValuesKernel(FramePlanning.movingLocator(spec.frame, ops, peers),
+      ops.values.head, spec.key.dataType, spec.fold.map(fold), spec.ordinal)
+
+  /** The kernel's view of `f`: its buffer, filled from the distinct sum and count. */
+  private def fold(f: DeclarativeAggregate): DistinctValuesKernel.Fold = {
+    val buffer = f.aggBufferAttributes
+    val result = f.evaluateExpression.transform {
+      case a: AttributeReference if buffer.exists(_.exprId == a.exprId) =>
+        val i = buffer.indexWhere(_.exprId == a.exprId)
+        BoundReference(i, a.dataType, a.nullable)
+    }
+    val sums: () => DistinctSums = buffer.find(_.name == "sum").get.dataType match {
+      case LongType => () => new DistinctSums.OfLongs
+      case DoubleType => () => new DistinctSums.OfDoubles
+      case t: DecimalType => () => new DistinctSums.OfDecimals(t.precision, t.scale)
+    }
+    DistinctValuesKernel.Fold(buffer.map(_.name), buffer.map(_.dataType),
+      f.initialValues.map(_.eval()), result, sums)
+  }
+
+  /**
+   * Whether this Spark's set compares `input`'s values as fastwindow does (their bytes, floating
+   * values normalized): where its set normalizes them itself, or where they come normalized in a
+   * struct, as the DISTINCT rewrite gives them (a set of structs compares them as bytes or
+   * NaN-aware, the same once normalized).
+   */
+  private def floatsCompareAsBytes(input: Expression): Boolean =
+    !FloatingValues.in(input.dataType) || setNormalizesFloats || normalizedStruct(input)
+
+  private def normalized(e: Expression): Boolean = e match {
+    case If(_, value, Literal(null, _)) => normalized(value)
+    case _ => e.isInstanceOf[KnownFloatingPointNormalized]
+  }
+
+  private def normalizedStruct(e: Expression): Boolean = e match {
+    case If(_, value, Literal(null, _)) => normalizedStruct(value)
+    case CreateNamedStruct(fields) => fields.grouped(2).forall { case Seq(_, value) =>
+      !FloatingValues.in(value.dataType) || value.foldable ||
+        value.isInstanceOf[KnownFloatingPointNormalized]
+    }
+    case _ => false
+  }
+
+  /**
+   * Whether this Spark's collect_set holds one NaN and one zero (of either sign) at top level and
+   * in structs; asked once per JVM of Spark's own CollectSet.
+   */
+  private lazy val setNormalizesFloats: Boolean = {
+    val doubles = Seq(Double.NaN, java.lang.Double.longBitsToDouble(0x7ff8000000000001L), -0.0, 0.0)
+    def setSize(dataType: DataType, values: Seq[Any]): Int = {
+      val set = new CollectSet(BoundReference(0, dataType, nullable = true))
+      val buffer = set.createAggregationBuffer()
+      values.foreach(v => set.update(buffer, InternalRow(v)))
+      set.eval(buffer).asInstanceOf[ArrayData].numElements()
+    }
+    setSize(DoubleType, doubles) == 2 &&
+      setSize(new StructType().add("v", DoubleType), doubles.map(InternalRow(_))) == 2
+  }
+
+  override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
+    "size(collect_set(...)), count(DISTINCT ...)", kind, FramePlanning.supported,
+    s"${TypeSet.anyBufferable.description}; strings of binary collations; FILTER (WHERE ...); " +
+      "count(DISTINCT ...) of one or more columns (an extension: Spark rejects it, fastwindow " +
+      "rewrites it); floating values of size(collect_set) from Spark 4.3 (earlier sets keep " +
+      "NaNs apart)"))
+}

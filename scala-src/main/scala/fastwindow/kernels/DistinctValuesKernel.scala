@@ -1,0 +1,157 @@
+package fastwindow.kernels
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.types.{DataType, DecimalType, StructType}
+
+import fastwindow.frames.{DistinctCounts, DistinctSums, FrameLocator}
+import fastwindow.ops.ValueOps
+
+/**
+ * An aggregate of the distinct values in a frame — their number (`size(collect_set(x))`, and
+ * `count(DISTINCT ...)` once rewritten to it) or their sum or average (`sum/avg(DISTINCT x)`,
+ * see [[DistinctValuesKernel.Fold]]) — over any frame whose edges only move forward — whole, running, moving,
+ * shrinking, ROWS or RANGE — in O(n) per partition: each buffered row's value is replaced by an
+ * id (equal values, equal ids: a hash map of the values' bytes, built once per partition), and
+ * the frame's ids are counted ([[DistinctCounts]]) as rows enter and leave it. Spark builds a set
+ * of each frame's values again (O(w) per row).
+ *
+ * Two values are the same when their unsafe bytes are: the caller gives a key whose equal values
+ * have equal bytes (binary collations, floating values normalized where Spark's set treats NaN
+ * and -0.0 as one) and which is null for rows the set does not take.
+ *
+ * @param key     the value of each row, null where it is not counted: a struct whose first field
+ *                is the value
+ * @param keyType its type
+ * @param fold    None for the count, else the aggregate of the values
+ */
+final class DistinctValuesKernel(
+    frame: FrameLocator,
+    key: ValueOps,
+    keyType: DataType,
+    fold: Option[DistinctValuesKernel.Fold],
+    ordinal: Int) extends Kernel {
+
+  private val scratch = new SpecificInternalRow(Seq(keyType))
+  private val keyBytes = UnsafeProjection.create(Array(keyType))
+  private val ids = new java.util.HashMap[UnsafeRow, Integer]
+  private var idBytes = 0L
+  /** Each buffered row's value id, -1 where it has none. */
+  private var rowIds = new Array[Int](16)
+  private val counts = new DistinctCounts
+  private val sums = fold.map(_.sums())
+  private val valueType = keyType.asInstanceOf[StructType].head.dataType
+  private val buffer = fold.map(f => new SpecificInternalRow(f.bufferTypes))
+  private val writeResult = fold.map(f => InternalRow.getWriter(ordinal, f.evaluate.dataType))
+  /** Rows `[lo, hi)` are in `counts`. */
+  private var lo = 0
+  private var hi = 0
+
+  override def startPartition(): Unit = frame.reset()
+
+  override def finishPartition(n: Int): Unit = {
+    if (rowIds.length < n) rowIds = new Array[Int](math.max(n, rowIds.length * 2))
+    ids.clear()
+    idBytes = 0L
+    sums.foreach(_.reset(n))
+    var r = 0
+    while (r < n) {
+      key.write(r, scratch)
+      rowIds(r) = if (scratch.isNullAt(0)) -1 else idOf(keyBytes(scratch))
+      r += 1
+    }
+    counts.reset(ids.size)
+    lo = 0
+    hi = 0
+  }
+
+  private def idOf(value: UnsafeRow): Int = {
+    val known = ids.get(value)
+    if (known != null) known
+    else {
+      val id = ids.size
+      ids.put(value.copy(), id)
+      sums.foreach(_.define(id, value.getStruct(0, 1).get(0, valueType)))
+      idBytes += value.getSizeInBytes + DistinctValuesKernel.EntryBytes
+      id
+    }
+  }
+
+  override def write(i: Int, n: Int, out: InternalRow): Unit = {
+    frame.locate(i, n)
+    moveTo(frame.first, math.max(frame.last + 1, frame.first))
+    fold match {
+      case None => out.setInt(ordinal, counts.distinct)
+      case Some(f) =>
+        val result = f.result(counts.distinct, sums.get.total, buffer.get)
+        // Spark's writers take nulls only for decimals (which keep their place in an UnsafeRow).
+        if (result == null && !f.evaluate.dataType.isInstanceOf[DecimalType]) out.setNullAt(ordinal)
+        else writeResult.get(out, result)
+    }
+  }
+
+  /** Makes `counts` hold rows `[first, end)`; both edges only move forward. */
+  private def moveTo(first: Int, end: Int): Unit = {
+    while (hi < end) {
+      val id = rowIds(hi)
+      if (id >= 0 && counts.add(id)) sums.foreach(_.present(id))
+      hi += 1
+    }
+    while (lo < first) {
+      val id = rowIds(lo)
+      if (id >= 0 && counts.remove(id)) sums.foreach(_.absent(id))
+      lo += 1
+    }
+  }
+
+  override def needsSpark: Boolean = sums.exists(!_.orderFree)
+
+  override def shift(d: Int): Unit =
+    throw new IllegalStateException("distinct counts are never streamed")
+  override def stateBytes: Long =
+    4L * rowIds.length + counts.bytes + idBytes + sums.fold(0L)(_.bytes)
+  override def stateBytesPerRow: Long =
+    4L + DistinctCounts.BytesPerId + DistinctValuesKernel.EntryBytes + 16L + keyType.defaultSize +
+      (if (fold.isDefined) DistinctValuesKernel.SumBytesPerId else 0L)
+}
+
+object DistinctValuesKernel {
+  /** A hash map entry, its boxed id and an `UnsafeRow` object, besides the value's bytes. */
+  val EntryBytes: Long = 96L
+  /** A value and its tree node, or a decimal's object (the larger). */
+  val SumBytesPerId: Long = 8L + DistinctSums.DecimalBytes
+
+  /**
+   * A Spark aggregate of the frame's distinct values whose buffer is their sum and count
+   * (`Sum`, `Average`): fastwindow keeps the sum, and Spark's own result expression reads the
+   * buffer, so the result's type, rounding and errors are Spark's.
+   *
+   * @param bufferFields the aggregate's buffer, by name: `sum`, `count`, `isEmpty`
+   * @param initial      the buffer of an empty frame (the aggregate's initial values)
+   * @param evaluate     the aggregate's result, reading the buffer as bound references
+   * @param sums         the sums of the sum field's type
+   */
+  final case class Fold(
+      bufferFields: Seq[String],
+      bufferTypes: Seq[DataType],
+      initial: Seq[Any],
+      evaluate: Expression,
+      sums: () => DistinctSums) {
+
+    /** The aggregate over a frame of `distinct` values summing to `total`. */
+    def result(distinct: Int, total: => Any, buffer: SpecificInternalRow): Any = {
+      var f = 0
+      while (f < bufferFields.length) {
+        buffer.update(f,
+          if (distinct == 0) initial(f)
+          else bufferFields(f) match {
+            case "sum" => total
+            case "count" => distinct.toLong
+            case "isEmpty" => false
+          })
+        f += 1
+      }
+      evaluate.eval(buffer)
+    }
+  }
+}
