@@ -42,8 +42,9 @@ FUNCTIONS = [
     "min_by({x}, {n})", "max_by({x}, {n})", "stddev({n})", "variance({n})", "skewness({n})",
     "kurtosis({n})", "corr({n}, {y})", "covar_pop({n}, {y})", "regr_slope({n}, {y})",
     "bit_and(i)", "bit_or(l)", "bool_and(b)", "percentile({n}, 0.5)", "median({n})",
-    "count(DISTINCT {x})", "size(collect_set({x}) OVER)", "collect_list({x})",
-    "collect_set({x})", "array_agg({x})", "approx_count_distinct({x})",
+    "count(DISTINCT {x})", "sum(DISTINCT {n})", "avg(DISTINCT {n})",
+    "size(collect_set({x}) OVER)", "collect_list({x})", "collect_set({x})", "array_agg({x})",
+    "approx_count_distinct({x})",
     "mode({x})", "percentile_approx({n}, 0.5)", "histogram_numeric({n}, 3)",
 ]
 

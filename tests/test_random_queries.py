@@ -140,7 +140,8 @@ def random_function(rng: random.Random) -> str:
         return f"{name}({args}){nulls} over ({random_spec(rng, need_order=True)})"
     agg = rng.choice(["count", "count_star", "sum", "avg", "min", "max", "first", "last",
                       "min_by", "max_by", "stddev", "var_pop", "nth_value", "percentile",
-                      "median", "covar_samp", "corr", "count_distinct", "set_size"])
+                      "median", "covar_samp", "corr", "count_distinct", "set_size",
+                      "sum_distinct"])
     if agg == "median":
         # Spark allows median (and percentile_cont/disc) over a window only without ORDER BY.
         parts = rng.sample(PARTITION_KEYS, rng.randint(0, 2))
@@ -173,6 +174,8 @@ def random_function(rng: random.Random) -> str:
     elif agg == "count_distinct":   # fastwindow's extension: rewritten to a set's size
         values = rng.sample(ANY_VALUES, rng.choice([1, 1, 2]))
         call = f"count(distinct {', '.join(values)})"
+    elif agg == "sum_distinct":  # fastwindow's extension: a fold of sum/avg over the set
+        call = f"{rng.choice(['sum', 'avg'])}(distinct {rng.choice(EXACT_SUM_VALUES)})"
     elif agg == "set_size":
         # Sets of doubles: on fastwindow from Spark 4.2 (earlier sets keep NaNs apart).
         prefix, suffix = "size(", ")"

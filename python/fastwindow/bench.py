@@ -141,6 +141,11 @@ WORKLOADS: List[Workload] = [
              500),
     Workload("count_distinct_running", "distinct",
              ["count(DISTINCT x) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"]),
+    # Distinct sums and averages: fastwindow's extension too (a fold of sum/avg over the set).
+    Workload("sum_avg_distinct_w100", "distinct",
+             ["sum(DISTINCT v % 100) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)",
+              "avg(DISTINCT x) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"],
+             100),
 ]
 
 MODES = ["window-only", "end-to-end"]
