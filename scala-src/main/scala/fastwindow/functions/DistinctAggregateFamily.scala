@@ -95,7 +95,10 @@ object DistinctAggregateFamily extends FunctionFamily[DistinctAggregateSpec] {
     case d @ DistinctAggregateOf(input, filter, ignoreNulls, fold) =>
       val name = d.prettyName
       Some(
-        if (fold.isDefined) planFold(d, frame, orderSpec, ordinal)
+        if (filter.exists(f => !f.deterministic)) {
+          Left(FallbackReason(FallbackReason.UnsupportedFunction,
+            s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
+        } else if (fold.isDefined) planFold(d, frame, orderSpec, ordinal)
         else if (!TypeSet.anyBufferable.contains(input.dataType) ||
             !ClassicShim.isBinaryStable(input.dataType)) {
           Left(FallbackReason(FallbackReason.UnsupportedType,
@@ -105,9 +108,6 @@ object DistinctAggregateFamily extends FunctionFamily[DistinctAggregateSpec] {
           Left(FallbackReason(FallbackReason.UnsupportedType,
             s"$name of ${input.dataType.sql}: this Spark's collect_set keeps NaNs (and -0.0 " +
               "and 0.0) apart as fastwindow does not; count(DISTINCT ...) OVER is supported"))
-        } else if (filter.exists(f => !f.deterministic)) {
-          Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
         } else {
           AggregateFamily.framed(name, frame, orderSpec) { shape =>
             DistinctAggregateSpec(ordinal, key(input, filter, ignoreNulls), None, shape)
@@ -119,8 +119,8 @@ object DistinctAggregateFamily extends FunctionFamily[DistinctAggregateSpec] {
   /**
    * A fold runs where fastwindow's buffer is Spark's (a sum and a count) and its sums cannot
    * differ from Spark's: bigint sums are exact (a partition where a sum might overflow, which
-   * under ANSI or TRY addition depends on the order of Spark's set, is handed to Spark); decimal sums are
-   * exact where they cannot overflow (up to 28 digits in). Floating values must come normalized
+   * under ANSI or TRY addition depends on the order of Spark's set, is handed to Spark);
+   * decimal sums are exact where they cannot overflow (up to 28 digits in). Floating values must come normalized
    * (-0.0 and 0.0 one value), as the DISTINCT rewrite gives them; NaNs are left apart by some
    * lines' sets, which a sum does not see.
    */
@@ -135,8 +135,7 @@ object DistinctAggregateFamily extends FunctionFamily[DistinctAggregateSpec] {
       s"${d.prettyName} of ${d.input.dataType.sql}: $why"))
     if (!f.aggBufferAttributes.forall(a => Seq("sum", "count", "isEmpty").contains(a.name)) ||
         !sumType.exists(t => t == LongType || t == DoubleType || t.isInstanceOf[DecimalType])) {
-      unsupported(s"a buffer of ${f.aggBufferAttributes.map(_.dataType.sql).mkString(", ")} " +
-        "is not supported (supported: numbers and decimals)")
+      unsupported("only sums of numbers are supported (tinyint to bigint, float, double, decimal)")
     } else if (d.input.dataType.isInstanceOf[DecimalType] &&
         d.input.dataType.asInstanceOf[DecimalType].precision > DecimalType.MAX_PRECISION - 10) {
       unsupported(s"decimals of more than ${DecimalType.MAX_PRECISION - 10} digits may overflow")
@@ -225,6 +224,10 @@ object DistinctAggregateFamily extends FunctionFamily[DistinctAggregateSpec] {
     "size(collect_set(...)), count(DISTINCT ...)", kind, FramePlanning.supported,
     s"${TypeSet.anyBufferable.description}; strings of binary collations; FILTER (WHERE ...); " +
       "count(DISTINCT ...) of one or more columns (an extension: Spark rejects it, fastwindow " +
-      "rewrites it); floating values of size(collect_set) from Spark 4.3 (earlier sets keep " +
-      "NaNs apart)"))
+      "rewrites it); floating values of size(collect_set) from Spark 4.2 (earlier sets keep " +
+      "NaNs apart)"),
+    SupportEntry("sum(DISTINCT ...), avg(DISTINCT ...)", kind, FramePlanning.supported,
+      "tinyint, smallint, int, bigint, float, double, decimal (up to 28 digits); FILTER (WHERE " +
+      "...); an extension: Spark rejects them, fastwindow rewrites them into a fold of sum/avg " +
+      "over the frame's set; bigint partitions that could overflow go to Spark"))
 }
