@@ -56,9 +56,9 @@ LINE_SUITE = [
     "test_ranking.py", "test_offset.py", "test_aggregates.py", "test_sliding_frames.py",
     "test_range_frames.py", "test_moments_and_bits.py", "test_edge_inputs.py",
     "test_random_queries.py", "test_fallback.py", "test_entry_routes.py",
-    "test_memory_pressure.py", "test_spill.py", "test_distinct.py",
+    "test_memory_pressure.py", "test_spill.py", "test_distinct.py", "test_mode.py",
 ]
-LINE_ENV = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "40"}
+LINE_ENV = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "32"}
 
 
 def support_matrix() -> str:

@@ -14,8 +14,8 @@ import random
 from decimal import Decimal
 
 import pytest
-from helpers import (OFFSET_IGNORE_NULLS_COLUMN_DEFAULT, WINDOW_FILTER, assert_same_as_spark,
-                     assert_same_error)
+from helpers import (OFFSET_IGNORE_NULLS_COLUMN_DEFAULT, SPARK_LINE, WINDOW_FILTER,
+                     assert_same_as_spark, assert_same_error)
 
 SEED = int(os.environ.get("FASTWINDOW_RANDOM_SEED", "20261122"))
 QUERIES = int(os.environ.get("FASTWINDOW_RANDOM_QUERIES", "160"))
@@ -141,7 +141,7 @@ def random_function(rng: random.Random) -> str:
     agg = rng.choice(["count", "count_star", "sum", "avg", "min", "max", "first", "last",
                       "min_by", "max_by", "stddev", "var_pop", "nth_value", "percentile",
                       "median", "covar_samp", "corr", "count_distinct", "set_size",
-                      "sum_distinct"])
+                      "sum_distinct", "mode"])
     if agg == "median":
         # Spark allows median (and percentile_cont/disc) over a window only without ORDER BY.
         parts = rng.sample(PARTITION_KEYS, rng.randint(0, 2))
@@ -176,6 +176,11 @@ def random_function(rng: random.Random) -> str:
         call = f"count(distinct {', '.join(values)})"
     elif agg == "sum_distinct":  # fastwindow's extension: a fold of sum/avg over the set
         call = f"{rng.choice(['sum', 'avg'])}(distinct {rng.choice(EXACT_SUM_VALUES)})"
+    elif agg == "mode":
+        # Ties broken by order (Spark 4.0+), else by Spark's hash map (such partitions go to
+        # Spark); floating values are left to Spark.
+        ordered = ", true" if SPARK_LINE >= (4, 0) else ""
+        call = f"mode({rng.choice([v for v in ANY_VALUES if 'dbl' not in v])}{ordered})"
     elif agg == "set_size":
         # Sets of doubles: on fastwindow from Spark 4.2 (earlier sets keep NaNs apart).
         prefix, suffix = "size(", ")"

@@ -156,7 +156,7 @@ object FastWindowConf {
       "that would need more, or that the memory manager refuses, before any of its rows is " +
       "returned, is evaluated by Spark's own window frames over its spillable rows instead: " +
       "the same results, slower, and it fits wherever WindowExec fits. Shown as \"window " +
-      "partitions handed to Spark (memory, overflow)\" in the operator's metrics.",
+      "partitions handed to Spark\" in the operator's metrics.",
     parse = byteSize)
 
   /** All keys, in declaration (documentation) order. */

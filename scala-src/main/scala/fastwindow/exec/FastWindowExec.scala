@@ -64,7 +64,7 @@ case class FastWindowExec(
     "numInterpretedTasks" ->
       SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"),
     "numHandedOverPartitions" ->
-      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark (memory, overflow)"))
+      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark"))
 
   override protected def doExecute(): RDD[InternalRow] = {
     val plan = windowPlan

@@ -46,6 +46,17 @@ final class PeerGroups(tracksPeers: Boolean) {
     if (break) lastGroupStart = r
   }
 
+  /**
+   * A cursor of its own over the same ingested rows, for a kernel that walks a complete
+   * partition's peer groups before the evaluator does (from `reset` state, `advance` from 0).
+   */
+  def replay(): PeerGroups = {
+    val walk = new PeerGroups(tracksPeers)
+    walk.breaks = breaks
+    walk.base = base
+    walk
+  }
+
   def advance(i: Int, n: Int): Unit = {
     if (tracksPeers && breaks(i)) {
       start = i

@@ -174,7 +174,8 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
           s"aggregate function $name is not supported yet" +
             (if (agg.isInstanceOf[CollectSet]) " where its array is read (only its size is)" else "") +
             s" (supported: ${(rules.map(_.name) ++ PercentileFamily.sqlNames ++
-              DistinctAggregateFamily.sqlNames ++ CollectListFamily.sqlNames).mkString(", ")})"))
+              ModeFamily.sqlNames ++ DistinctAggregateFamily.sqlNames ++
+              CollectListFamily.sqlNames).mkString(", ")})"))
       case Some((r, declarative)) =>
         val badInput = r.typedInputs(declarative).collectFirst {
           case (c, types) if !c.foldable && !types.contains(c.dataType) => c

@@ -25,8 +25,8 @@ object WindowSupport {
    * run), so families of particular aggregates come before it.
    */
   val families: Seq[FunctionFamily[_ <: FunctionSpec]] =
-    Seq(RankingFamily, OffsetFamily, PercentileFamily, DistinctAggregateFamily, CollectListFamily,
-      AggregateFamily, NthValueFamily)
+    Seq(RankingFamily, OffsetFamily, PercentileFamily, ModeFamily, DistinctAggregateFamily,
+      CollectListFamily, AggregateFamily, NthValueFamily)
 
   /** How the support table shows the frame of functions that have their own. */
   val OwnFrame = "its own (set by Spark)"

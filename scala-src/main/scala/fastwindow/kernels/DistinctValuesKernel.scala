@@ -1,8 +1,8 @@
 package fastwindow.kernels
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, SpecificInternalRow, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.types.{DataType, DecimalType, StructType}
+import org.apache.spark.sql.catalyst.expressions.{Expression, SpecificInternalRow}
+import org.apache.spark.sql.types.{DataType, StructType}
 
 import fastwindow.frames.{DistinctCounts, DistinctSums, FrameLocator}
 import fastwindow.ops.ValueOps
@@ -33,17 +33,12 @@ final class DistinctValuesKernel(
     fold: Option[DistinctValuesKernel.Fold],
     ordinal: Int) extends Kernel {
 
-  private val scratch = new SpecificInternalRow(Seq(keyType))
-  private val keyBytes = UnsafeProjection.create(Array(keyType))
-  private val ids = new java.util.HashMap[UnsafeRow, Integer]
-  private var idBytes = 0L
-  /** Each buffered row's value id, -1 where it has none. */
-  private var rowIds = new Array[Int](16)
+  private val ids = new ValueIds(key, keyType)
   private val counts = new DistinctCounts
   private val sums = fold.map(_.sums())
   private val valueType = keyType.asInstanceOf[StructType].head.dataType
   private val buffer = fold.map(f => new SpecificInternalRow(f.bufferTypes))
-  private val writeResult = fold.map(f => InternalRow.getWriter(ordinal, f.evaluate.dataType))
+  private val writeResult = fold.map(f => new ValueWriter(ordinal, f.evaluate.dataType))
   /** Rows `[lo, hi)` are in `counts`. */
   private var lo = 0
   private var hi = 0
@@ -51,31 +46,14 @@ final class DistinctValuesKernel(
   override def startPartition(): Unit = frame.reset()
 
   override def finishPartition(n: Int): Unit = {
-    if (rowIds.length < n) rowIds = new Array[Int](math.max(n, rowIds.length * 2))
-    ids.clear()
-    idBytes = 0L
-    sums.foreach(_.reset(n))
-    var r = 0
-    while (r < n) {
-      key.write(r, scratch)
-      rowIds(r) = if (scratch.isNullAt(0)) -1 else idOf(keyBytes(scratch))
-      r += 1
+    ids.assign(n)
+    for (s <- sums) {
+      s.reset(ids.count)
+      (0 until ids.count).foreach(id => s.define(id, ids.keyOf(id).getStruct(0, 1).get(0, valueType)))
     }
-    counts.reset(ids.size)
+    counts.reset(ids.count)
     lo = 0
     hi = 0
-  }
-
-  private def idOf(value: UnsafeRow): Int = {
-    val known = ids.get(value)
-    if (known != null) known
-    else {
-      val id = ids.size
-      ids.put(value.copy(), id)
-      sums.foreach(_.define(id, value.getStruct(0, 1).get(0, valueType)))
-      idBytes += value.getSizeInBytes + DistinctValuesKernel.EntryBytes
-      id
-    }
   }
 
   override def write(i: Int, n: Int, out: InternalRow): Unit = {
@@ -83,16 +61,13 @@ final class DistinctValuesKernel(
     moveTo(frame.first, math.max(frame.last + 1, frame.first))
     fold match {
       case None => out.setInt(ordinal, counts.distinct)
-      case Some(f) =>
-        val result = f.result(counts.distinct, sums.get.total, buffer.get)
-        // Spark's writers take nulls only for decimals (which keep their place in an UnsafeRow).
-        if (result == null && !f.evaluate.dataType.isInstanceOf[DecimalType]) out.setNullAt(ordinal)
-        else writeResult.get(out, result)
+      case Some(f) => writeResult.get(out, f.result(counts.distinct, sums.get.total, buffer.get))
     }
   }
 
   /** Makes `counts` hold rows `[first, end)`; both edges only move forward. */
   private def moveTo(first: Int, end: Int): Unit = {
+    val rowIds = ids.rowIds
     while (hi < end) {
       val id = rowIds(hi)
       if (id >= 0 && counts.add(id)) sums.foreach(_.present(id))
@@ -109,16 +84,12 @@ final class DistinctValuesKernel(
 
   override def shift(d: Int): Unit =
     throw new IllegalStateException("distinct counts are never streamed")
-  override def stateBytes: Long =
-    4L * rowIds.length + counts.bytes + idBytes + sums.fold(0L)(_.bytes)
-  override def stateBytesPerRow: Long =
-    4L + DistinctCounts.BytesPerId + DistinctValuesKernel.EntryBytes + 16L + keyType.defaultSize +
-      (if (fold.isDefined) DistinctValuesKernel.SumBytesPerId else 0L)
+  override def stateBytes: Long = ids.bytes + counts.bytes + sums.fold(0L)(_.bytes)
+  override def stateBytesPerRow: Long = ValueIds.bytesPerRow(keyType) + DistinctCounts.BytesPerId +
+    (if (fold.isDefined) DistinctValuesKernel.SumBytesPerId else 0L)
 }
 
 object DistinctValuesKernel {
-  /** A hash map entry, its boxed id and an `UnsafeRow` object, besides the value's bytes. */
-  val EntryBytes: Long = 96L
   /** A value and its tree node, or a decimal's object (the larger). */
   val SumBytesPerId: Long = 8L + DistinctSums.DecimalBytes
 

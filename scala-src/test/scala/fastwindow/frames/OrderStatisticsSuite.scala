@@ -6,8 +6,9 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * The frame statistics of holistic aggregates: ranks of a partition's values and the k-th
- * smallest element of a sliding multiset of ranks (percentiles), against sorting; the number of
- * distinct ids of a sliding multiset (distinct counts), against a set of each window.
+ * smallest element of a sliding multiset of ranks (percentiles), against sorting; the number and
+ * sum of the distinct ids of a sliding multiset (distinct aggregates), against a set of each
+ * window; the most frequent ranks of a sliding multiset (modes), against counting each window.
  */
 class OrderStatisticsSuite extends AnyFunSuite {
 
@@ -115,5 +116,29 @@ class OrderStatisticsSuite extends AnyFunSuite {
     longs.reset(1)
     longs.define(0, Long.MinValue)
     assert(!longs.orderFree)
+  }
+
+  test("modes of a sliding window of ranks, against counting each window") {
+    val rng = new Random(14)
+    val modes = new ModeCounts
+    for (m <- Seq(1, 2, 5, 40, 1000); width <- Seq(1, 3, 10, 100)) {
+      modes.reset(m)
+      val ranks = Array.fill(400)(rng.nextInt(m))
+      for (i <- ranks.indices) {
+        modes.add(ranks(i))
+        if (i >= width) modes.remove(ranks(i - width))
+        val counts = ranks.slice(math.max(0, i - width + 1), i + 1).groupBy(identity).map {
+          case (rank, occurrences) => rank -> occurrences.length
+        }
+        val top = counts.values.max
+        val tops = counts.collect { case (rank, c) if c == top => rank }
+        val where = s"m=$m width=$width i=$i"
+        assert(!modes.isEmpty, where)
+        assert(modes.tied == (tops.size > 1), where)
+        assert(modes.mode(highest = false) == tops.min, where)
+        assert(modes.mode(highest = true) == tops.max, where)
+      }
+      while (!modes.isEmpty) modes.remove(modes.mode(highest = false))
+    }
   }
 }

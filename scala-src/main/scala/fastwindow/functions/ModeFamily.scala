@@ -1,0 +1,107 @@
+package fastwindow.functions
+
+import scala.util.Try
+
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.fastwindow.FloatingValues
+import org.apache.spark.sql.fastwindow.shims.ClassicShim
+import org.apache.spark.sql.types._
+
+import fastwindow.columns.ColumnLayout
+import fastwindow.frames.PeerGroups
+import fastwindow.kernels.{Kernel, ModeKernel}
+import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
+import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+
+/**
+ * @param key      null for rows the mode does not count (null values, rows a FILTER leaves out),
+ *                 else a struct of the value
+ * @param tieBreak how ties for the largest count are broken: `Some(highest)` by the values'
+ *                 order (`mode(x, true)`, `WITHIN GROUP (ORDER BY x [DESC])`), None by Spark's
+ *                 hash map (such partitions go to Spark)
+ */
+final case class ModeSpec(
+    ordinal: Int,
+    key: Expression,
+    tieBreak: Option[Boolean],
+    resultType: DataType,
+    frame: FrameShape) extends BufferedFrameFunction {
+  override def value: Expression = key
+  override def describe: String = s"mode over ${frame.sql}"
+}
+
+/**
+ * `mode` over every frame in O(n log d) per partition ([[ModeKernel]]); Spark counts each
+ * frame's values again. Values are the same when their bytes are, as in Spark's hash map, so
+ * floating values (whose NaNs and zeros Spark's map tells apart by their boxed equality), maps
+ * and non-binary collations fall back.
+ */
+object ModeFamily extends FunctionFamily[ModeSpec] {
+
+  override def kind: String = "aggregate (holistic)"
+  override def sqlNames: Seq[String] = Seq("mode")
+
+  override def plan(
+      function: Expression,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Option[Either[FallbackReason, ModeSpec]] = function match {
+    case AggregateExpression(mode: Mode, Complete, false, filter, _) =>
+      val t = mode.child.dataType
+      Some(
+        if (!TypeSet.anyBufferable.contains(t) || FloatingValues.in(t) ||
+            holdsMaps(t) || !ClassicShim.isBinaryStable(t)) {
+          Left(FallbackReason(FallbackReason.UnsupportedType,
+            s"mode of type ${t.sql} is not supported yet (supported: $inputs)"))
+        } else if (filter.exists(f => !f.deterministic)) {
+          Left(FallbackReason(FallbackReason.UnsupportedFunction,
+            s"mode FILTER (WHERE ${filter.get.sql}) is not supported"))
+        } else {
+          AggregateFamily.framed("mode", frame, orderSpec) { shape =>
+            ModeSpec(ordinal, key(mode.child, filter), reverse(mode).map(!_), t, shape)
+          }
+        })
+    case _ => None
+  }
+
+  private val inputs = s"${TypeSet.anyBufferable.description}, but for float, double and maps " +
+    "(at any depth); strings of binary collations"
+
+  private def holdsMaps(t: DataType): Boolean = t match {
+    case _: MapType => true
+    case a: ArrayType => holdsMaps(a.elementType)
+    case s: StructType => s.fields.exists(f => holdsMaps(f.dataType))
+    case _ => false
+  }
+
+  private def key(input: Expression, filter: Option[Expression]) = {
+    val counted = (filter.toSeq :+ IsNotNull(input)).reduce(And)
+    val value = CreateNamedStruct(Seq(Literal("v"), input))
+    If(counted, value, Literal.create(null, value.dataType))
+  }
+
+  /**
+   * Spark 4.0+'s order for ties: `Some(true)` the lowest value (`mode(x, true)`, `WITHIN GROUP
+   * (ORDER BY x)`), `Some(false)` the highest; None (and always before 4.0) its hash map's.
+   */
+  private def reverse(mode: Mode): Option[Boolean] =
+    Try(mode.getClass.getMethod("reverseOpt").invoke(mode).asInstanceOf[Option[Boolean]])
+      .getOrElse(None)
+
+  override def requests(spec: ModeSpec, layout: ColumnLayout): FunctionRequests =
+    FunctionRequests(
+      values = Seq(ValueRequest(layout.bind(spec.key), None, spec.key.dataType, 0)),
+      rangeEdges = FramePlanning.requests(spec.frame, layout))
+
+  override def kernel(spec: ModeSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+    new ModeKernel(FramePlanning.movingLocator(spec.frame, ops, _), peers, ops.values.head,
+      spec.key.dataType, InterpretedOrdering.forSchema(Seq(spec.key.dataType)), spec.tieBreak,
+      spec.ordinal)
+
+  override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
+    "mode", kind, FramePlanning.supported,
+    s"$inputs; FILTER (WHERE ...); ties broken by order (mode(x, true), WITHIN GROUP (ORDER BY " +
+      "x)); a partition where plain mode(x) has a tie, which Spark breaks by its hash map's " +
+      "order, is handed to Spark"))
+}
