@@ -146,6 +146,11 @@ WORKLOADS: List[Workload] = [
              ["sum(DISTINCT v % 100) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)",
               "avg(DISTINCT x) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"],
              100),
+    # Modes: Spark counts each frame's values again; ties broken by the values' order.
+    Workload("rolling_mode_w100", "mode",
+             ["mode(v % 20, true) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"], 100,
+             duckdb_expressions=["mode(v % 20) OVER "
+                                 "({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"]),
 ]
 
 MODES = ["window-only", "end-to-end"]
