@@ -26,7 +26,8 @@ object WindowSupport {
    */
   val families: Seq[FunctionFamily[_ <: FunctionSpec]] =
     Seq(RankingFamily, OffsetFamily, PercentileFamily, ModeFamily, DistinctAggregateFamily,
-      CollectListFamily, AggregateFamily, NthValueFamily)
+      ApproxCountDistinctFamily, ApproxPercentileFamily, CollectListFamily, AggregateFamily,
+      NthValueFamily)
 
   /** How the support table shows the frame of functions that have their own. */
   val OwnFrame = "its own (set by Spark)"

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData
 import org.apache.spark.sql.types._
 
-import fastwindow.frames.{FrameLocator, RankCounts, ValueRanks}
+import fastwindow.frames.{FrameLocator, ValueRanks}
 import fastwindow.ops.ValueOps
 
 /**
@@ -39,43 +39,19 @@ final class PercentileKernel(
     legacyDiscrete: Boolean,
     reverse: Boolean,
     asArray: Boolean,
-    ordinal: Int) extends Kernel {
+    ordinal: Int) extends RankedFrameKernel(frame, input, inputType, weight) {
 
-  private val scratch = new SpecificInternalRow(Seq(inputType))
-  private val ranks = new ValueRanks
-  private val counts = new RankCounts
   private val results = new Array[Double](percentages.length)
-  /** Rows `[lo, hi)` are in `counts`; `computed` when `results` are those of that frame. */
-  private var lo = 0
-  private var hi = 0
-  private var computed = false
 
-  override def startPartition(): Unit = frame.reset()
-
-  override def finishPartition(n: Int): Unit = {
-    ranks.start(n)
-    var r = 0
-    while (r < n) {
-      input.write(r, scratch)
-      if (!scratch.isNullAt(0)) setValue(r)
-      r += 1
-    }
-    ranks.rank()
-    counts.reset(ranks.distinct)
-    lo = 0
-    hi = 0
-    computed = false
-  }
-
-  private def setValue(r: Int): Unit = inputType match {
-    case ByteType => integral(r, scratch.getByte(0))
-    case ShortType => integral(r, scratch.getShort(0))
-    case IntegerType => integral(r, scratch.getInt(0))
-    case LongType => integral(r, scratch.getLong(0))
-    case FloatType => floating(r, scratch.getFloat(0).toDouble)
-    case DoubleType => floating(r, scratch.getDouble(0))
+  override protected def setValue(r: Int, value: SpecificInternalRow): Unit = inputType match {
+    case ByteType => integral(r, value.getByte(0))
+    case ShortType => integral(r, value.getShort(0))
+    case IntegerType => integral(r, value.getInt(0))
+    case LongType => integral(r, value.getLong(0))
+    case FloatType => floating(r, value.getFloat(0).toDouble)
+    case DoubleType => floating(r, value.getDouble(0))
     case d: DecimalType =>
-      val decimal = scratch.getDecimal(0, d.precision, d.scale)
+      val decimal = value.getDecimal(0, d.precision, d.scale)
       ranks.set(r, decimal.toUnscaledLong, decimal.toDouble)
     case other => throw new IllegalStateException(s"percentile kernel got type ${other.sql}")
   }
@@ -84,34 +60,19 @@ final class PercentileKernel(
   private def floating(r: Int, v: Double): Unit = ranks.set(r, ValueRanks.doubleKey(v), v)
 
   override def write(i: Int, n: Int, out: InternalRow): Unit = {
-    frame.locate(i, n)
-    moveTo(frame.first, math.max(frame.last + 1, frame.first))
+    moveFrame(i, n)
     if (counts.total == 0L) out.setNullAt(ordinal)
     else {
-      if (!computed) {
+      if (frameChanged) {
         var k = 0
         while (k < percentages.length) {
           results(k) = percentile(percentages(k))
           k += 1
         }
-        computed = true
+        frameChanged = false
       }
       if (asArray) out.update(ordinal, UnsafeArrayData.fromPrimitiveArray(results))
       else out.setDouble(ordinal, results(0))
-    }
-  }
-
-  /** Makes `counts` hold rows `[first, end)`; both edges only move forward. */
-  private def moveTo(first: Int, end: Int): Unit = {
-    while (hi < end) { change(hi, weight); hi += 1 }
-    while (lo < first) { change(lo, -weight); lo += 1 }
-  }
-
-  private def change(row: Int, count: Long): Unit = {
-    val rank = ranks.rankOf(row)
-    if (rank >= 0) {
-      counts.add(rank, count)
-      computed = false
     }
   }
 
@@ -140,8 +101,4 @@ final class PercentileKernel(
       }
     }
 
-  override def shift(d: Int): Unit =
-    throw new IllegalStateException("percentiles are never streamed")
-  override def stateBytes: Long = ranks.bytes + counts.bytes
-  override def stateBytesPerRow: Long = ValueRanks.BytesPerRow
 }

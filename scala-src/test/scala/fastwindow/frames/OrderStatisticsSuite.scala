@@ -141,4 +141,25 @@ class OrderStatisticsSuite extends AnyFunSuite {
       while (!modes.isEmpty) modes.remove(modes.mode(highest = false))
     }
   }
+
+  test("RegisterMaxima holds each register's largest value over a sliding window of pairs") {
+    val rng = new scala.util.Random(5)
+    for (registers <- Seq(1, 4, 64); width <- Seq(1, 5, 50)) {
+      val maxima = new RegisterMaxima(registers, 60)
+      val pairs = Array.fill(500)((rng.nextInt(registers), 1 + rng.nextInt(8) * rng.nextInt(8)))
+      var values = Array.fill(registers)(0)
+      for (i <- pairs.indices) {
+        val changed = maxima.add(pairs(i)._1, pairs(i)._2) |
+          (i >= width && maxima.remove(pairs(i - width)._1, pairs(i - width)._2))
+        val expected = Array.fill(registers)(0)
+        pairs.slice(math.max(0, i - width + 1), i + 1).foreach { case (r, v) =>
+          expected(r) = math.max(expected(r), v)
+        }
+        val where = s"registers=$registers width=$width i=$i"
+        assert((0 until registers).map(maxima(_)) == expected.toSeq, where)
+        assert(changed == !(expected sameElements values), where)
+        values = expected
+      }
+    }
+  }
 }

@@ -247,20 +247,21 @@ class WindowSupportSuite extends AnyFunSuite {
       "not supported", "INTERVAL DAY TO SECOND", "supported RANGE offset key types")
   }
 
-  test("unsupported aggregates: collect_set (read as an array), product, approx_count_distinct " +
+  test("unsupported aggregates: collect_set (read as an array), product, histogram_numeric " +
       "name themselves and list what is supported") {
     for ((fn, name) <- Seq(CollectSet(i) -> "collect_set", Product(d) -> "product",
-        HyperLogLogPlusPlus(i) -> "approx_count_distinct")) {
+        new HistogramNumeric(d, Literal(3)) -> "histogram_numeric")) {
       val r = reason(Seq(win(agg(fn), byK, wholeRows)))
       assertMentions(r, name, "not supported", "count, sum, avg, min, max, stddev_samp", "corr",
         "percentile, median")
     }
   }
 
-  test("supported: percentiles, co-moments and collect_list over the whole partition") {
+  test("supported: percentiles, co-moments, collect_list and approx_count_distinct over the " +
+      "whole partition") {
     val functions = Seq(new Percentile(d, Literal(0.5)), Corr(d, d), CovPopulation(d, d),
-      new CollectList(i))
-    assert(planOf(functions.map(f => win(agg(f), byK, wholeRows)), byK).functions.size == 4)
+      new CollectList(i), HyperLogLogPlusPlus(i))
+    assert(planOf(functions.map(f => win(agg(f), byK, wholeRows)), byK).functions.size == 5)
   }
 
   test("user-defined aggregates name their registered name or class") {

@@ -1,0 +1,86 @@
+package fastwindow.functions
+
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.catalyst.util.HyperLogLogPlusPlusHelper
+import org.apache.spark.sql.types._
+
+import fastwindow.columns.ColumnLayout
+import fastwindow.frames.PeerGroups
+import fastwindow.kernels.{ApproxCountDistinctKernel, Kernel}
+import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
+import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+
+/**
+ * @param input      the values, null where a FILTER leaves the row out
+ * @param relativeSD the sketch's relative standard deviation (Spark's second argument)
+ */
+final case class ApproxCountDistinctSpec(
+    ordinal: Int,
+    input: Expression,
+    relativeSD: Double,
+    frame: FrameShape) extends BufferedFrameFunction {
+  override def resultType: DataType = LongType
+  override def value: Expression = input
+  override def describe: String = s"approx_count_distinct over ${frame.sql}"
+}
+
+/**
+ * `approx_count_distinct` over every frame, with Spark's own sketch, so that its results are
+ * Spark's exactly ([[ApproxCountDistinctKernel]]): the frame's registers are kept as rows enter
+ * and leave it, where Spark sketches every frame again. Sketches of more than [[MaxWords]] words
+ * (a relative standard deviation below about 0.009) fall back: their per-register counts would
+ * take megabytes per task.
+ */
+object ApproxCountDistinctFamily extends FunctionFamily[ApproxCountDistinctSpec] {
+
+  /** 2^14 registers: 4 MiB of counts. */
+  val MaxWords: Int = (1 << 14) / HyperLogLogPlusPlusHelper.REGISTERS_PER_WORD + 1
+
+  override def kind: String = "aggregate (sketch)"
+  override def sqlNames: Seq[String] = Seq("approx_count_distinct")
+
+  override def plan(
+      function: Expression,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Option[Either[FallbackReason, ApproxCountDistinctSpec]] = function match {
+    case AggregateExpression(hll: HyperLogLogPlusPlus, Complete, false, filter, _) =>
+      val t = hll.child.dataType
+      Some(
+        if (!TypeSet.anyBufferable.contains(t)) {
+          Left(FallbackReason(FallbackReason.UnsupportedType,
+            s"approx_count_distinct of type ${t.sql} is not supported yet (supported: " +
+              s"${TypeSet.anyBufferable.description})"))
+        } else if (hll.hllppHelper.numWords > MaxWords) {
+          Left(FallbackReason(FallbackReason.UnsupportedArgument,
+            s"approx_count_distinct with relativeSD ${hll.relativeSD}: sketches of more than " +
+              s"${MaxWords * HyperLogLogPlusPlusHelper.REGISTERS_PER_WORD} registers are left " +
+              "to Spark"))
+        } else if (filter.exists(f => !f.deterministic)) {
+          Left(FallbackReason(FallbackReason.UnsupportedFunction,
+            s"approx_count_distinct FILTER (WHERE ${filter.get.sql}) is not supported"))
+        } else {
+          val input = filter.fold(hll.child)(If(_, hll.child, Literal.create(null, t)))
+          AggregateFamily.framed("approx_count_distinct", frame, orderSpec) { shape =>
+            ApproxCountDistinctSpec(ordinal, input, hll.relativeSD, shape)
+          }
+        })
+    case _ => None
+  }
+
+  override def requests(spec: ApproxCountDistinctSpec, layout: ColumnLayout): FunctionRequests =
+    FunctionRequests(
+      values = Seq(ValueRequest(layout.bind(spec.input), None, spec.input.dataType, 0)),
+      rangeEdges = FramePlanning.requests(spec.frame, layout))
+
+  override def kernel(spec: ApproxCountDistinctSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+    new ApproxCountDistinctKernel(FramePlanning.movingLocator(spec.frame, ops, peers),
+      ops.values.head, spec.input.dataType, new HyperLogLogPlusPlusHelper(spec.relativeSD),
+      spec.ordinal)
+
+  override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
+    "approx_count_distinct", kind, FramePlanning.supported,
+    s"${TypeSet.anyBufferable.description}; FILTER (WHERE ...); relativeSD down to about " +
+      "0.009 (2^14 registers); results are Spark's exactly (its own sketch)"))
+}
