@@ -57,6 +57,7 @@ LINE_SUITE = [
     "test_range_frames.py", "test_moments_and_bits.py", "test_edge_inputs.py",
     "test_random_queries.py", "test_fallback.py", "test_entry_routes.py",
     "test_memory_pressure.py", "test_spill.py", "test_distinct.py", "test_mode.py",
+    "test_approx.py",
 ]
 LINE_ENV = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "32"}
 

@@ -319,3 +319,31 @@ def test_collect_list_of_every_type_over_every_frame(spark, frame):
     if SPARK_LINE >= (4, 3):
         functions.append(f"collect_list(i) respect nulls over ({w}) c_nulls")
     assert_same_as_spark(spark, f"select id, {', '.join(functions)} from t")
+
+
+#: collect_set read as an array, of every type a set takes: Spark's own set over each frame in
+#: order, so the element order (its hash set's) must be Spark's exactly.
+SETS = ["i", "s", "d", "f", "dec", "dt", "ts", "bin", "arr", "st", "cast(null as int)"]
+#: histogram_numeric's inputs, with few bins (values merge, in an order-dependent way) and many.
+HISTOGRAMS = ["histogram_numeric(i, 3)", "histogram_numeric(d, 4)", "histogram_numeric(dec, 20)",
+              "histogram_numeric(dt, 2)", "histogram_numeric(l, 5)"]
+
+
+@pytest.mark.parametrize("frame", FRAMES, ids=lambda f: f"{f[0]}[{f[1]},{f[2]}]")
+def test_collect_set_arrays_and_histograms_over_every_frame(spark, frame):
+    w = frame_sql(frame)
+    functions = [f"collect_set({x}) over ({w}) c{k}" for k, x in enumerate(SETS)]
+    functions += [f"{h} over ({w}) h{k}" for k, h in enumerate(HISTOGRAMS)]
+    functions.append(f"row_number() over ({w.split(' rows ')[0].split(' range ')[0]}) rn")
+    if WINDOW_FILTER:
+        functions.append(f"collect_set(s) filter (where i > 0) over ({w}) c_filter")
+    assert_same_as_spark(spark, f"select id, {', '.join(functions)} from t")
+
+
+def test_collect_set_over_long_frames_keeps_spark_element_order(spark):
+    """Sets of hundreds of values: their order is the hash set's, which grows and rehashes."""
+    query = ("select id, collect_set(id % 97) over (order by id rows between 300 preceding and "
+             "current row) a, collect_set(cast(id % 500 as string)) over (order by id) b, "
+             "histogram_numeric(id % 101, 7) over (order by id rows between 200 preceding and "
+             "10 following) h from range(0, 2000, 1, 1)")
+    assert_same_as_spark(spark, query)

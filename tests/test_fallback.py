@@ -12,11 +12,8 @@ UNSUPPORTED = {
         "sum over the frame RANGE BETWEEN INTERVAL '0-1' YEAR TO MONTH PRECEDING AND CURRENT ROW "
         "is not supported yet: its ORDER BY key has type INTERVAL YEAR TO MONTH"),
     "unsupported_aggregate": (
-        "select p, id, collect_set(i) over (partition by p) s from t",
-        "aggregate function collect_set is not supported yet"),
-    "imperative_aggregate": (
-        "select p, id, histogram_numeric(i, 3) over (partition by p) s from t",
-        "aggregate function histogram_numeric is not supported yet"),
+        "select p, id, count_min_sketch(i, 0.1d, 0.9d, 1) over (partition by p) s from t",
+        "aggregate function count_min_sketch is not supported yet"),
     "interval_sum": (
         "select p, id, sum(make_dt_interval(i % 5)) over (partition by p) s from t",
         "sum of type INTERVAL DAY TO SECOND is not supported"),
@@ -28,8 +25,9 @@ UNSUPPORTED = {
 
 if WINDOW_FILTER:
     UNSUPPORTED["filter_on_unsupported_aggregate"] = (
-        "select p, id, collect_set(i) filter (where i > 0) over (partition by p) s from t",
-        "aggregate function collect_set is not supported yet")
+        "select p, id, count_min_sketch(i, 0.1d, 0.9d, 1) filter (where i > 0) over (partition by p) s "
+        "from t",
+        "aggregate function count_min_sketch is not supported yet")
 
 
 @pytest.mark.parametrize("case", sorted(UNSUPPORTED))
@@ -41,20 +39,20 @@ def test_unsupported_falls_back_with_reason(spark, case):
 def test_one_unsupported_function_keeps_the_whole_node_on_spark(spark):
     # Same PARTITION BY and ORDER BY (frames may differ), hence one node: it must not be split.
     query = """select p, id, row_number() over (partition by p order by id) rn,
-                 collect_set(i) over (partition by p order by id) s
+                 count_min_sketch(i, 0.1d, 0.9d, 1) over (partition by p order by id) s
                from t"""
     fast = run(spark, query, fastwindow_on=True)
     assert [r.operator for r in fast.reports] == ["Window"]
-    assert_falls_back(spark, query, "aggregate function collect_set is not supported yet")
+    assert_falls_back(spark, query, "aggregate function count_min_sketch is not supported yet")
 
 
 def test_other_nodes_of_the_query_still_run_on_fastwindow(spark):
     query = """select p, id, row_number() over (partition by p order by id) rn,
-                 collect_set(i) over (partition by g order by id) s
+                 count_min_sketch(i, 0.1d, 0.9d, 1) over (partition by g order by id) s
                from t"""
     fast = run(spark, query, fastwindow_on=True)
     assert sorted(r.operator for r in fast.reports) == ["FastWindow", "Window"]
-    assert_falls_back(spark, query, "aggregate function collect_set is not supported yet")
+    assert_falls_back(spark, query, "aggregate function count_min_sketch is not supported yet")
 
 
 def test_disabled_session_runs_on_spark(spark):
@@ -92,8 +90,8 @@ def test_explain_finds_windows_inside_subqueries(spark):
 @pytest.mark.skipif(SPARK_LINE < (4, 0), reason="spark.sql.extendedExplainProviders exists from "
                     "Spark 4.0; on 3.5 fastwindow.explain(df) and the log give the report")
 def test_extended_explain_shows_the_report(spark):
-    df = spark.sql("select p, id, collect_set(i) over (partition by p order by id) s "
-                   "from t")
+    df = spark.sql("select p, id, count_min_sketch(i, 0.1d, 0.9d, 1) over (partition by p order by "
+                   "id) s from t")
     text = spark._jvm.PythonSQLUtils.explainString(df._jdf.queryExecution(), "extended")
     assert "fastwindow" in text and "not supported yet" in text
 

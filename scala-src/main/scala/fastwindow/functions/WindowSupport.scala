@@ -26,8 +26,8 @@ object WindowSupport {
    */
   val families: Seq[FunctionFamily[_ <: FunctionSpec]] =
     Seq(RankingFamily, OffsetFamily, PercentileFamily, ModeFamily, DistinctAggregateFamily,
-      ApproxCountDistinctFamily, ApproxPercentileFamily, CollectListFamily, AggregateFamily,
-      NthValueFamily)
+      ApproxCountDistinctFamily, ApproxPercentileFamily, CollectListFamily,
+      ReplayedAggregateFamily, AggregateFamily, NthValueFamily)
 
   /** How the support table shows the frame of functions that have their own. */
   val OwnFrame = "its own (set by Spark)"

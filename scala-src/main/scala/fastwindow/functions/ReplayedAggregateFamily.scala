@@ -1,0 +1,96 @@
+package fastwindow.functions
+
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.expressions.aggregate._
+import org.apache.spark.sql.types._
+
+import fastwindow.columns.ColumnLayout
+import fastwindow.frames.PeerGroups
+import fastwindow.kernels.{Kernel, ReplayedAggregateKernel}
+import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
+import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+
+/**
+ * @param row       a struct of the aggregate's non-constant inputs, null where a FILTER leaves
+ *                  the row out
+ * @param aggregate Spark's aggregate, its non-constant inputs read from that struct
+ */
+final case class ReplayedAggregateSpec(
+    ordinal: Int,
+    row: Expression,
+    aggregate: TypedImperativeAggregate[_],
+    frame: FrameShape) extends BufferedFrameFunction {
+  override def resultType: DataType = aggregate.dataType
+  override def value: Expression = row
+  override def describe: String = s"${aggregate.prettyName} over ${frame.sql}"
+}
+
+/**
+ * Spark aggregates whose result depends on the order of their values and that no faster
+ * algorithm reproduces exactly, run by Spark's own code over each frame in order
+ * ([[ReplayedAggregateKernel]]), so their windows, and the other functions there, run on
+ * fastwindow: `collect_set` read as an array (its element order is its hash set's) and
+ * `histogram_numeric` (its bins depend on the order values come in). Each such function costs
+ * what it costs in Spark; the explain output says so.
+ */
+object ReplayedAggregateFamily extends FunctionFamily[ReplayedAggregateSpec] {
+
+  override def kind: String = "aggregate (Spark's own, per frame)"
+  override def sqlNames: Seq[String] = Seq("collect_set", "histogram_numeric")
+
+  /** Aggregates whose `eval` reads their buffer without changing it. */
+  private def replayable(agg: AggregateFunction): Boolean = agg match {
+    case _: CollectSet | _: HistogramNumeric => true
+    case _ => false
+  }
+
+  override def plan(
+      function: Expression,
+      frame: SpecifiedWindowFrame,
+      orderSpec: Seq[SortOrder],
+      ordinal: Int): Option[Either[FallbackReason, ReplayedAggregateSpec]] = function match {
+    case AggregateExpression(agg: TypedImperativeAggregate[_], Complete, false, filter, _)
+        if replayable(agg) =>
+      val name = agg.prettyName
+      val read = agg.children.filterNot(_.foldable)
+      Some(
+        read.find(c => !TypeSet.anyBufferable.contains(c.dataType)) match {
+          case Some(c) =>
+            Left(FallbackReason(FallbackReason.UnsupportedType,
+              s"$name of type ${c.dataType.sql} is not supported yet (supported: " +
+                s"${TypeSet.anyBufferable.description})"))
+          case None if filter.exists(f => !f.deterministic) =>
+            Left(FallbackReason(FallbackReason.UnsupportedFunction,
+              s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
+          case None =>
+            val struct = CreateStruct(read)
+            val inputs = filter.fold[Expression](struct)(If(_, struct, Literal.create(null,
+              struct.dataType)))
+            val fromStruct = BoundReference(0, struct.dataType, nullable = false)
+            val bound = agg.withNewChildren(agg.children.map { c =>
+              val k = read.indexWhere(_ eq c)
+              if (k < 0) c else GetStructField(fromStruct, k)
+            }).asInstanceOf[TypedImperativeAggregate[_]]
+            AggregateFamily.framed(name, frame, orderSpec) { shape =>
+              ReplayedAggregateSpec(ordinal, inputs, bound, shape)
+            }
+        })
+    case _ => None
+  }
+
+  override def requests(spec: ReplayedAggregateSpec, layout: ColumnLayout): FunctionRequests =
+    FunctionRequests(
+      values = Seq(ValueRequest(layout.bind(spec.row), None, spec.row.dataType, 0)),
+      rangeEdges = FramePlanning.requests(spec.frame, layout))
+
+  override def kernel(spec: ReplayedAggregateSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+    new ReplayedAggregateKernel(FramePlanning.movingLocator(spec.frame, ops, peers),
+      ops.values.head, spec.row.dataType.asInstanceOf[StructType],
+      spec.aggregate.asInstanceOf[TypedImperativeAggregate[Any]], spec.resultType, spec.ordinal)
+
+  override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
+    "collect_set (its array), histogram_numeric", kind, FramePlanning.supported,
+    s"${TypeSet.anyBufferable.description}; FILTER (WHERE ...); Spark's own aggregate over " +
+      "each frame's rows in order, at Spark's cost (O(w) per row for moving frames): results " +
+      "exactly Spark's, and the window's other functions run on fastwindow"))
+}
