@@ -118,6 +118,18 @@ PLAN_CLASS_ASSERTIONS: Dict[Test, str] = {
         "asserts Spark's WindowExec runs collect_list (off its segment-tree path); fastwindow "
         "runs collect_list over every frame itself: test_distinct.py::"
         "test_collect_list_of_every_type_over_every_frame",
+    (ALLOWLIST, "collect_set falls through (unbounded buffer)"):
+        "asserts Spark's WindowExec runs collect_set; fastwindow runs Spark's own set over each "
+        "frame in order (same element order): test_distinct.py::"
+        "test_collect_set_arrays_and_histograms_over_every_frame",
+    (ALLOWLIST, "approx_count_distinct (HyperLogLog++) falls through (fail-closed)"):
+        "asserts Spark's WindowExec runs approx_count_distinct; fastwindow keeps each frame's "
+        "registers of Spark's own sketch (results exactly Spark's): test_approx.py::"
+        "test_approx_count_distinct_over_wide_frames_equals_spark",
+    (ALLOWLIST, "percentile_approx falls through (sketch buffer not auditable)"):
+        "asserts Spark's WindowExec runs percentile_approx; fastwindow runs it where Spark's "
+        "answer is an order statistic and hands other partitions to Spark: test_approx.py::"
+        "test_percentile_approx_over_wide_frames",
     # A streamed window holds O(frame) rows and never enters Spark's spillable window buffer, so
     # Spark's buffer thresholds do not make it spill (README, "Spark's spill thresholds").
     **{test: "expects the running sum it runs to spill at tiny window-buffer thresholds; "

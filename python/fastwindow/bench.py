@@ -73,6 +73,8 @@ class Workload:
     order_key: str = "o"
     #: DuckDB's spelling, where it differs from Spark's
     duckdb_expressions: Optional[Sequence[str]] = None
+    #: False where DuckDB has no function with the same results (its sketches are others)
+    in_duckdb: bool = True
 
 
 def _moving(fn: str, col: str, w: int) -> Workload:
@@ -151,6 +153,15 @@ WORKLOADS: List[Workload] = [
              ["mode(v % 20, true) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"], 100,
              duckdb_expressions=["mode(v % 20) OVER "
                                  "({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"]),
+    # Sketches: Spark sketches each frame again; fastwindow keeps the frame's registers (its
+    # results are Spark's exactly) or reads an order statistic where that is Spark's answer.
+    # DuckDB's sketches are other algorithms with other results: not compared.
+    Workload("approx_count_distinct_w1000", "sketch",
+             ["approx_count_distinct(v) OVER ({w} ROWS BETWEEN 999 PRECEDING AND CURRENT ROW)"],
+             1000, in_duckdb=False),
+    Workload("percentile_approx_w100", "sketch",
+             ["percentile_approx(x, 0.5) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"],
+             100, in_duckdb=False),
 ]
 
 MODES = ["window-only", "end-to-end"]
@@ -381,7 +392,8 @@ class Runner:
                 self._with_time_limit(
                     lambda: self.spark.sql(sql).write.format("noop").mode("overwrite").save())
             runs[system.name] = spark_run
-        if self.duck is not None:
+        duck = self.duck if workload.in_duckdb else None
+        if duck is not None:
             duck_sql = query_sql(workload, shape, f"duck_{shape.name}", duckdb=True)
             runs["duckdb"] = lambda: self.duck.execute(
                 f"CREATE OR REPLACE TEMP TABLE bench_out AS {duck_sql}")
@@ -397,7 +409,7 @@ class Runner:
                     lambda: sums.__setitem__(system.name, list(self.spark.sql(checksum).first())))
             except TimeLimitExceeded:
                 case.systems[system.name].note = f"cancelled after {self.args.max_seconds:.0f}s"
-        if self.duck is not None:
+        if duck is not None:
             duck_checksum = _checksum_sql(duck_sql, columns, float_columns).replace("xxhash64", "hash")
             # DuckDB hashes differently: compare only counts and float sums with it.
             sums["duckdb"] = list(self.duck.execute(duck_checksum).fetchone())
