@@ -6,11 +6,6 @@ from helpers import SPARK_LINE, WINDOW_FILTER, assert_falls_back, run
 from pyspark.errors import PySparkException
 
 UNSUPPORTED = {
-    "range_frame_on_interval_key": (
-        "select p, id, sum(i) over (partition by p order by make_ym_interval(0, g) range between "
-        "interval 1 month preceding and current row) s from t",
-        "sum over the frame RANGE BETWEEN INTERVAL '0-1' YEAR TO MONTH PRECEDING AND CURRENT ROW "
-        "is not supported yet: its ORDER BY key has type INTERVAL YEAR TO MONTH"),
     "unsupported_aggregate": (
         "select p, id, count_min_sketch(i, 0.1d, 0.9d, 1) over (partition by p) s from t",
         "aggregate function count_min_sketch is not supported yet"),

@@ -141,7 +141,8 @@ def random_function(rng: random.Random) -> str:
     agg = rng.choice(["count", "count_star", "sum", "avg", "min", "max", "first", "last",
                       "min_by", "max_by", "stddev", "var_pop", "nth_value", "percentile",
                       "median", "covar_samp", "corr", "count_distinct", "set_size",
-                      "sum_distinct", "mode"])
+                      "sum_distinct", "mode", "approx_count_distinct", "percentile_approx",
+                      "collect_set", "histogram_numeric"])
     if agg == "median":
         # Spark allows median (and percentile_cont/disc) over a window only without ORDER BY.
         parts = rng.sample(PARTITION_KEYS, rng.randint(0, 2))
@@ -185,6 +186,16 @@ def random_function(rng: random.Random) -> str:
         # Sets of doubles: on fastwindow from Spark 4.2 (earlier sets keep NaNs apart).
         prefix, suffix = "size(", ")"
         call = f"collect_set({rng.choice([v for v in ANY_VALUES if 'dbl' not in v])})"
+    elif agg == "approx_count_distinct":  # Spark's own sketch: its results exactly
+        call = f"approx_count_distinct({rng.choice(ANY_VALUES)}{rng.choice(['', ', 0.02'])})"
+    elif agg == "percentile_approx":  # an order statistic, or the partition goes to Spark
+        percentage = rng.choice(["0.5", "0", "1", "0.25", "array(0.1, 0.5, 0.99)"])
+        call = f"percentile_approx({rng.choice(NUMERIC_VALUES)}, {percentage}" \
+               f"{rng.choice(['', ', 20', ', 1000'])})"
+    elif agg == "collect_set":  # the array itself: Spark's own set, in its element order
+        call = f"collect_set({rng.choice(ANY_VALUES)})"
+    elif agg == "histogram_numeric":  # Spark's own bins, values in frame order
+        call = f"histogram_numeric({rng.choice(NUMERIC_VALUES)}, {rng.randint(2, 6)})"
     elif agg in ("min_by", "max_by"):
         call = f"{agg}({rng.choice(ANY_VALUES)}, {rng.choice(ORDERABLE_VALUES)})"
     else:

@@ -50,3 +50,17 @@ def test_top_k_filter_keeps_window_group_limit(spark):
                         row_number() over (partition by p order by i, id) rn from t)
                where r <= 2 and rn <= 3"""
     assert_same_as_spark(spark, query)
+
+
+#: ORDER BY keys Spark sorts by its own ordering of nested values and intervals: peers are rows
+#: whose keys that ordering finds equal (NaN equal to NaN, -0.0 to 0.0, inside structs too).
+NESTED_AND_INTERVAL_KEYS = ["st", "arr", "named_struct('a', d, 'b', bin)", "array(f, d)",
+                            "make_ym_interval(0, g)", "make_dt_interval(0, g, i, 0)"]
+
+
+@pytest.mark.parametrize("key", NESTED_AND_INTERVAL_KEYS)
+def test_ranking_over_nested_and_interval_keys(spark, key):
+    windows = [f"partition by p order by {key}",
+               f"partition by p order by {key} desc nulls last",
+               f"partition by g order by {key} nulls last, i desc nulls first"]
+    assert_same_as_spark(spark, select_all(windows) + " from t")

@@ -141,6 +141,8 @@ object FramePlanning {
         ArithmeticShim.timestampAddInterval(current, signed, timeZone)
       case (d: DecimalType, _: DecimalType) => DecimalAddNoOverflowCheck(current, signed, d)
       case (a, b) if a == b && TypeSet.numeric.contains(a) => Add(current, signed)
+      case (a: YearMonthIntervalType, b: YearMonthIntervalType) if a == b => Add(current, signed)
+      case (a: DayTimeIntervalType, b: DayTimeIntervalType) if a == b => Add(current, signed)
     }
   }
 

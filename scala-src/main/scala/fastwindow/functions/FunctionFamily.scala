@@ -93,23 +93,35 @@ object TypeSet {
 
   /** Types fastwindow compares (min/max, min_by/max_by orderings). */
   val orderable: TypeSet = TypeSet(
-    "numeric, boolean, string (UTF8_BINARY collation), binary, date, timestamp, timestamp_ntz",
+    "numeric, boolean, string (UTF8_BINARY collation), binary, date, timestamp, timestamp_ntz, " +
+      "ANSI intervals",
     {
       case s: StringType => ClassicShim.isBinaryCollation(s)
       case BooleanType | BinaryType | DateType | TimestampType | TimestampNTZType => true
+      case _: YearMonthIntervalType | _: DayTimeIntervalType => true
       case other => numeric.contains(other)
     })
 
-  /** ORDER BY key types whose peers fastwindow finds (NULL: ORDER BY NULL, all rows peers). */
+  /**
+   * ORDER BY key types whose peers fastwindow finds: orderable ones, structs and arrays of them
+   * (equal as Spark's ordering compares them), and NULL (ORDER BY NULL, all rows peers).
+   */
   val peerKey: TypeSet = TypeSet(
-    s"${orderable.description}, void (ORDER BY NULL)",
-    t => t == NullType || orderable.contains(t))
+    s"${orderable.description}, structs and arrays of these, void (ORDER BY NULL)",
+    t => t == NullType || nestedOrderable(t))
 
-  /** Order key types of RANGE frames with value offsets (those Spark accepts, but intervals). */
+  private def nestedOrderable(t: DataType): Boolean = t match {
+    case a: ArrayType => nestedOrderable(a.elementType)
+    case s: StructType => s.fields.forall(f => nestedOrderable(f.dataType))
+    case other => orderable.contains(other)
+  }
+
+  /** Order key types of RANGE frames with value offsets (those Spark accepts). */
   val rangeKey: TypeSet = TypeSet(
-    s"${numeric.description}, date, timestamp, timestamp_ntz",
+    s"${numeric.description}, date, timestamp, timestamp_ntz, ANSI intervals",
     {
       case DateType | TimestampType | TimestampNTZType => true
+      case _: YearMonthIntervalType | _: DayTimeIntervalType => true
       case other => numeric.contains(other)
     })
 
