@@ -16,9 +16,10 @@ import fastwindow.ops.ValueOps
  *
  * Each buffered value is hashed once, by Spark's own update on an empty sketch (which register it
  * sets, to what); the frame's registers are kept as [[RegisterMaxima]] as rows enter and leave,
- * and Spark's estimate is computed again only when a register changed. O(n + c m / 10) per
- * partition, c the frames whose registers changed and m the registers; Spark updates a sketch
- * with every row of each frame again (O(w) per row) and estimates every frame.
+ * and Spark's estimate is computed again only when a register changed. O(n m / 10 + c m) per
+ * partition, m the registers (a probe reads the sketch's m / 10 words) and c the frames whose
+ * registers changed; Spark updates a sketch with every row of each frame again (O(w) per row)
+ * and estimates every frame.
  *
  * @param input the values, null where the sketch does not take the row (nulls, FILTER)
  */
