@@ -5,11 +5,10 @@ import org.apache.spark.sql.catalyst.expressions.aggregate._
 import org.apache.spark.sql.catalyst.util.HyperLogLogPlusPlusHelper
 import org.apache.spark.sql.types._
 
-import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{ApproxCountDistinctKernel, Kernel}
 import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
-import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+import fastwindow.ops.FunctionOps
 
 /**
  * @param input      the values, null where a FILTER leaves the row out
@@ -32,7 +31,7 @@ final case class ApproxCountDistinctSpec(
  * (a relative standard deviation below about 0.009) fall back: their per-register counts would
  * take megabytes per task.
  */
-object ApproxCountDistinctFamily extends FunctionFamily[ApproxCountDistinctSpec] {
+object ApproxCountDistinctFamily extends BufferedFrameFamily[ApproxCountDistinctSpec] {
 
   /** 2^14 registers: 4 MiB of counts. */
   val MaxWords: Int = (1 << 14) / HyperLogLogPlusPlusHelper.REGISTERS_PER_WORD + 1
@@ -68,11 +67,6 @@ object ApproxCountDistinctFamily extends FunctionFamily[ApproxCountDistinctSpec]
         })
     case _ => None
   }
-
-  override def requests(spec: ApproxCountDistinctSpec, layout: ColumnLayout): FunctionRequests =
-    FunctionRequests(
-      values = Seq(ValueRequest(layout.bind(spec.input), None, spec.input.dataType, 0)),
-      rangeEdges = FramePlanning.requests(spec.frame, layout))
 
   override def kernel(spec: ApproxCountDistinctSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new ApproxCountDistinctKernel(FramePlanning.movingLocator(spec.frame, ops, peers),

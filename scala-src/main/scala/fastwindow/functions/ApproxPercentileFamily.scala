@@ -5,11 +5,10 @@ import org.apache.spark.sql.catalyst.expressions.aggregate._
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 
-import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{ApproxPercentileKernel, Kernel}
 import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
-import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+import fastwindow.ops.FunctionOps
 
 /**
  * @param input       the values, null where a FILTER leaves the row out
@@ -36,7 +35,7 @@ final case class ApproxPercentileSpec(
  * frames, NaN or -0.0 values) are handed to Spark, whose sketch then depends on the values'
  * order.
  */
-object ApproxPercentileFamily extends FunctionFamily[ApproxPercentileSpec] {
+object ApproxPercentileFamily extends BufferedFrameFamily[ApproxPercentileSpec] {
 
   private val inputTypes = TypeSet(
     "tinyint to bigint, float, double, decimal, date, timestamp, timestamp_ntz, ANSI intervals",
@@ -84,11 +83,6 @@ object ApproxPercentileFamily extends FunctionFamily[ApproxPercentileSpec] {
         })
     case _ => None
   }
-
-  override def requests(spec: ApproxPercentileSpec, layout: ColumnLayout): FunctionRequests =
-    FunctionRequests(
-      values = Seq(ValueRequest(layout.bind(spec.input), None, spec.input.dataType, 0)),
-      rangeEdges = FramePlanning.requests(spec.frame, layout))
 
   override def kernel(spec: ApproxPercentileSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new ApproxPercentileKernel(FramePlanning.movingLocator(spec.frame, ops, _), peers,

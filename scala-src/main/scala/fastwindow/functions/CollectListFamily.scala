@@ -6,11 +6,10 @@ import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import org.apache.spark.sql.catalyst.expressions.aggregate._
 import org.apache.spark.sql.types._
 
-import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{CollectListKernel, Kernel}
 import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
-import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+import fastwindow.ops.FunctionOps
 
 /**
  * @param input     the values, nulled where a FILTER leaves the row out
@@ -27,7 +26,7 @@ final case class CollectListSpec(
 }
 
 /** `collect_list` and `array_agg` over every frame ([[CollectListKernel]]). */
-object CollectListFamily extends FunctionFamily[CollectListSpec] {
+object CollectListFamily extends BufferedFrameFamily[CollectListSpec] {
 
   override def kind: String = "aggregate (collection)"
   override def sqlNames: Seq[String] = Seq("collect_list", "array_agg")
@@ -57,11 +56,6 @@ object CollectListFamily extends FunctionFamily[CollectListSpec] {
         })
     case _ => None
   }
-
-  override def requests(spec: CollectListSpec, layout: ColumnLayout): FunctionRequests =
-    FunctionRequests(
-      values = Seq(ValueRequest(layout.bind(spec.input), None, spec.input.dataType, 0)),
-      rangeEdges = FramePlanning.requests(spec.frame, layout))
 
   override def kernel(spec: CollectListSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new CollectListKernel(FramePlanning.movingLocator(spec.frame, ops, peers), ops.values.head,

@@ -8,11 +8,10 @@ import org.apache.spark.sql.fastwindow.FloatingValues
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 import org.apache.spark.sql.types._
 
-import fastwindow.columns.ColumnLayout
 import fastwindow.frames.{DistinctSums, PeerGroups}
 import fastwindow.kernels.{DistinctValuesKernel, Kernel}
 import fastwindow.model.{BufferedFrameFunction, DistinctFold, FallbackReason, FrameShape}
-import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+import fastwindow.ops.FunctionOps
 
 /**
  * `size(collect_set(input) [FILTER (WHERE filter)] OVER w)`, or a fold of an aggregate over that
@@ -67,7 +66,7 @@ final case class DistinctAggregateSpec(
  * apart from 0.0 (before Spark 4.2), unless they come normalized in a struct, as the DISTINCT
  * rewrite gives them (then every line's set compares them as bytes).
  */
-object DistinctAggregateFamily extends FunctionFamily[DistinctAggregateSpec] {
+object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec] {
 
   override def kind: String = "aggregate (distinct values)"
   override def sqlNames: Seq[String] =
@@ -154,11 +153,6 @@ object DistinctAggregateFamily extends FunctionFamily[DistinctAggregateSpec] {
     val value = CreateNamedStruct(Seq(Literal("v"), FloatingValues.normalized(input)))
     If(counted, value, Literal.create(null, value.dataType))
   }
-
-  override def requests(spec: DistinctAggregateSpec, layout: ColumnLayout): FunctionRequests =
-    FunctionRequests(
-      values = Seq(ValueRequest(layout.bind(spec.key), None, spec.key.dataType, 0)),
-      rangeEdges = FramePlanning.requests(spec.frame, layout))
 
   override def kernel(spec: DistinctAggregateSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new DistinctValuesKernel(FramePlanning.movingLocator(spec.frame, ops, peers),

@@ -9,8 +9,8 @@ import org.apache.spark.sql.types._
 import fastwindow.columns.{ColumnLayout, ColumnType}
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.Kernel
-import fastwindow.model.{FallbackReason, FunctionSpec}
-import fastwindow.ops.{FunctionOps, FunctionRequests}
+import fastwindow.model.{BufferedFrameFunction, FallbackReason, FunctionSpec}
+import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
 
 /**
  * One family of window functions fastwindow runs (ranking, offset, declarative aggregate,
@@ -65,6 +65,19 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specClass: ClassTag[S]
     requests(specClass.runtimeClass.cast(spec).asInstanceOf[S], layout)
   final def kernelOf(spec: FunctionSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     kernel(specClass.runtimeClass.cast(spec).asInstanceOf[S], ops, peers)
+}
+
+/**
+ * A family whose functions read one value per row over a frame of a buffered partition
+ * ([[BufferedFrameFunction]]: percentiles, modes, distinct values, collections, sketches): its
+ * kernel reads that value's column and the frame's RANGE edges, nothing else.
+ */
+abstract class BufferedFrameFamily[S <: BufferedFrameFunction](implicit specClass: ClassTag[S])
+    extends FunctionFamily[S] {
+  override def requests(spec: S, layout: ColumnLayout): FunctionRequests =
+    FunctionRequests(
+      values = Seq(ValueRequest(layout.bind(spec.value), None, spec.value.dataType, 0)),
+      rangeEdges = FramePlanning.requests(spec.frame, layout))
 }
 
 /** One row of the support table (`python -m fastwindow support`, the README). */

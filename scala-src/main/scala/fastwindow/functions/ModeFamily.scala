@@ -8,11 +8,10 @@ import org.apache.spark.sql.fastwindow.FloatingValues
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 import org.apache.spark.sql.types._
 
-import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{Kernel, ModeKernel}
 import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
-import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+import fastwindow.ops.FunctionOps
 
 /**
  * @param key      null for rows the mode does not count (null values, rows a FILTER leaves out),
@@ -37,7 +36,7 @@ final case class ModeSpec(
  * floating values (whose NaNs and zeros Spark's map tells apart by their boxed equality), maps
  * and non-binary collations fall back.
  */
-object ModeFamily extends FunctionFamily[ModeSpec] {
+object ModeFamily extends BufferedFrameFamily[ModeSpec] {
 
   override def kind: String = "aggregate (holistic)"
   override def sqlNames: Seq[String] = Seq("mode")
@@ -88,11 +87,6 @@ object ModeFamily extends FunctionFamily[ModeSpec] {
   private def reverse(mode: Mode): Option[Boolean] =
     Try(mode.getClass.getMethod("reverseOpt").invoke(mode).asInstanceOf[Option[Boolean]])
       .getOrElse(None)
-
-  override def requests(spec: ModeSpec, layout: ColumnLayout): FunctionRequests =
-    FunctionRequests(
-      values = Seq(ValueRequest(layout.bind(spec.key), None, spec.key.dataType, 0)),
-      rangeEdges = FramePlanning.requests(spec.frame, layout))
 
   override def kernel(spec: ModeSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new ModeKernel(FramePlanning.movingLocator(spec.frame, ops, _), peers, ops.values.head,

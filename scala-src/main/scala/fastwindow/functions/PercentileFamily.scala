@@ -6,11 +6,10 @@ import org.apache.spark.sql.catalyst.expressions.aggregate._
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 
-import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{Kernel, PercentileKernel}
 import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
-import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+import fastwindow.ops.FunctionOps
 
 /**
  * An exact percentile over a frame: `percentile`, `median` and `percentile_cont` (all Spark's
@@ -43,7 +42,7 @@ final case class PercentileSpec(
  * ([[PercentileKernel]]); Spark sorts each frame. Numeric inputs; ANSI intervals, decimals of
  * more than 18 digits and frequencies that are not constants fall back.
  */
-object PercentileFamily extends FunctionFamily[PercentileSpec] {
+object PercentileFamily extends BufferedFrameFamily[PercentileSpec] {
 
   private val inputTypes = TypeSet(
     "tinyint, smallint, int, bigint, float, double, decimal (up to 18 digits)",
@@ -106,11 +105,6 @@ object PercentileFamily extends FunctionFamily[PercentileSpec] {
         })
     case _ => None
   }
-
-  override def requests(spec: PercentileSpec, layout: ColumnLayout): FunctionRequests =
-    FunctionRequests(
-      values = Seq(ValueRequest(layout.bind(spec.input), None, spec.input.dataType, 0)),
-      rangeEdges = FramePlanning.requests(spec.frame, layout))
 
   override def kernel(spec: PercentileSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new PercentileKernel(FramePlanning.movingLocator(spec.frame, ops, peers), ops.values.head, spec.input.dataType,

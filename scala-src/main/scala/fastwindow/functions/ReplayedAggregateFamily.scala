@@ -4,11 +4,10 @@ import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import org.apache.spark.sql.catalyst.expressions.aggregate._
 import org.apache.spark.sql.types._
 
-import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{Kernel, ReplayedAggregateKernel}
 import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
-import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+import fastwindow.ops.FunctionOps
 
 /**
  * @param row       a struct of the aggregate's non-constant inputs, null where a FILTER leaves
@@ -33,7 +32,7 @@ final case class ReplayedAggregateSpec(
  * `histogram_numeric` (its bins depend on the order values come in). Each such function costs
  * what it costs in Spark; the explain output says so.
  */
-object ReplayedAggregateFamily extends FunctionFamily[ReplayedAggregateSpec] {
+object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec] {
 
   override def kind: String = "aggregate (Spark's own, per frame)"
   override def sqlNames: Seq[String] = Seq("collect_set", "histogram_numeric")
@@ -77,11 +76,6 @@ object ReplayedAggregateFamily extends FunctionFamily[ReplayedAggregateSpec] {
         })
     case _ => None
   }
-
-  override def requests(spec: ReplayedAggregateSpec, layout: ColumnLayout): FunctionRequests =
-    FunctionRequests(
-      values = Seq(ValueRequest(layout.bind(spec.row), None, spec.row.dataType, 0)),
-      rangeEdges = FramePlanning.requests(spec.frame, layout))
 
   override def kernel(spec: ReplayedAggregateSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new ReplayedAggregateKernel(FramePlanning.movingLocator(spec.frame, ops, peers),
