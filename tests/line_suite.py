@@ -62,6 +62,7 @@ LINE_SUITE = [
     "test_range_frames.py", "test_moments_and_bits.py", "test_edge_inputs.py",
     "test_random_queries.py", "test_fallback.py", "test_entry_routes.py",
     "test_memory_pressure.py", "test_spill.py", "test_distinct.py", "test_mode.py",
+    "test_collations.py", "test_interval_sums.py::test_overflow_matches_spark",
     # Sketches over every frame and type, and the hand-over of unordered values (the wide-frame
     # tests, which take a minute, run on the installed line).
     "test_approx.py::test_approx_count_distinct_of_every_type_over_every_frame",

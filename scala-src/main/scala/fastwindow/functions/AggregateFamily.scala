@@ -91,8 +91,8 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
 
   val rules: Seq[Rule] = Seq(
     Rule("count", TypeSet.anyBufferable, _.isInstanceOf[Count]),
-    Rule("sum", TypeSet.numeric, _.isInstanceOf[Sum]),
-    Rule("avg", TypeSet.numeric, _.isInstanceOf[Average]),
+    Rule("sum", TypeSet.summable, _.isInstanceOf[Sum]),
+    Rule("avg", TypeSet.summable, _.isInstanceOf[Average]),
     // Spark rewrites bool_and/every into min and bool_or/some/any into max of a boolean.
     Rule("min", TypeSet.orderable, _.isInstanceOf[Min], aliases = Seq("bool_and", "every")),
     Rule("max", TypeSet.orderable, _.isInstanceOf[Max], aliases = Seq("bool_or", "some", "any")),

@@ -3,7 +3,6 @@ package fastwindow.functions
 import scala.reflect.ClassTag
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, SpecifiedWindowFrame}
-import org.apache.spark.sql.fastwindow.shims.ClassicShim
 import org.apache.spark.sql.types._
 
 import fastwindow.columns.{ColumnLayout, ColumnType}
@@ -97,6 +96,14 @@ object TypeSet {
       case _ => false
     })
 
+  /** What sum and avg add: numbers and ANSI intervals (added with Spark's overflow check). */
+  val summable: TypeSet = TypeSet(
+    s"${numeric.description}, ANSI intervals",
+    {
+      case _: YearMonthIntervalType | _: DayTimeIntervalType => true
+      case other => numeric.contains(other)
+    })
+
   val integral: TypeSet = TypeSet(
     "tinyint, smallint, int, bigint",
     {
@@ -104,12 +111,15 @@ object TypeSet {
       case _ => false
     })
 
-  /** Types fastwindow compares (min/max, min_by/max_by orderings). */
+  /**
+   * Types fastwindow compares (peers, min/max, min_by/max_by orderings): always with Spark's own
+   * comparison of the type, so collated strings compare by their collation.
+   */
   val orderable: TypeSet = TypeSet(
-    "numeric, boolean, string (UTF8_BINARY collation), binary, date, timestamp, timestamp_ntz, " +
+    "numeric, boolean, string (any collation), binary, date, timestamp, timestamp_ntz, " +
       "ANSI intervals",
     {
-      case s: StringType => ClassicShim.isBinaryCollation(s)
+      case _: StringType => true
       case BooleanType | BinaryType | DateType | TimestampType | TimestampNTZType => true
       case _: YearMonthIntervalType | _: DayTimeIntervalType => true
       case other => numeric.contains(other)

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMome
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
 
-import fastwindow.model.FilteredAggregate
+import fastwindow.model.{FilteredAggregate, IntervalBits, IntervalSumPartial, IntervalSums}
 import fastwindow.ops.{AggregateRequest, BoundAggregate}
 
 /**
@@ -14,8 +14,10 @@ import fastwindow.ops.{AggregateRequest, BoundAggregate}
  *
  * Combining partial aggregates in another order than Spark's row-by-row loop is exact for count,
  * min, max, bit operations and wrapping integral sums, and within float rounding for float sums.
- * Where the order decides overflow (integral sums under ANSI/TRY, decimal sums and averages), the
- * stacks combine a non-failing (LEGACY) copy of the aggregate next to a sum of |x| as double; a
+ * Where the order decides overflow (integral sums under ANSI/TRY, decimal sums and averages, sums
+ * and averages of intervals, which check overflow in every mode), the stacks combine a
+ * non-failing copy of the aggregate (LEGACY; for intervals `fastwindow.model.IntervalSumPartial`)
+ * next to a sum of |x| as double; a
  * frame whose |x| sum comes near the type's limit is recomputed row by row with Spark's own
  * expressions, so errors and nulls from overflow appear exactly where Spark produces them.
  * Central moments (variance, standard deviation, skewness, kurtosis) and co-moments (covariance,
@@ -77,6 +79,9 @@ object SlidingGuard {
    */
   private def guard(agg: DeclarativeAggregate): Option[(DeclarativeAggregate, Expression, Double)] =
     agg match {
+      // Interval additions check overflow in every mode: a wrapping sum of their values instead.
+      case i if IntervalSums.summed(i) =>
+        Some((IntervalSumPartial(i), IntervalBits(i.children.head), IntervalSums.safeMagnitude(i)))
       case s: Sum if s.dataType.isInstanceOf[DecimalType] ||
           (s.dataType == LongType && ArithmeticShim.evalMode(s) != EvalMode.LEGACY) =>
         Some((ArithmeticShim.withEvalMode(s, EvalMode.LEGACY), s.child,

@@ -22,12 +22,13 @@ object WindowSupport {
   /**
    * Every family fastwindow runs, in the order the support table lists them and planning tries
    * them: [[AggregateFamily]] answers for every aggregate (with a reason for those it does not
-   * run), so families of particular aggregates come before it.
+   * run), so families of particular aggregates come before it; [[RowByRowFamily]] answers for
+   * the window functions the ones before it do not take.
    */
   val families: Seq[FunctionFamily[_ <: FunctionSpec]] =
     Seq(RankingFamily, OffsetFamily, PercentileFamily, ModeFamily, DistinctAggregateFamily,
       ApproxCountDistinctFamily, ApproxPercentileFamily, CollectListFamily,
-      ReplayedAggregateFamily, AggregateFamily, NthValueFamily)
+      ReplayedAggregateFamily, AggregateFamily, NthValueFamily, RowByRowFamily)
 
   /** How the support table shows the frame of functions that have their own. */
   val OwnFrame = "its own (set by Spark)"

@@ -318,12 +318,24 @@ class WindowSupportSuite extends AnyFunSuite {
       "lead", "default", "STRING", "INT")
   }
 
-  test("unsupported: collated strings as min/max input and as min_by/max_by ordering (Spark 4.0+)") {
+  test("collated strings (Spark 4.0+): compared by their collation as ORDER BY keys, min/max " +
+      "inputs and min_by/max_by orderings; counted as distinct values they fall back") {
     val lcaseType = typeOnThisLine("STRING COLLATE UTF8_LCASE")
     assume(lcaseType.isDefined, s"Spark ${org.apache.spark.SPARK_VERSION} has no collations")
     val lcase = attr("c", lcaseType.get)
-    assertMentions(reason(Seq(win(agg(MinBy(i, lcase)), byK, runningRows))), "min_by", "UTF8_LCASE")
-    assertMentions(reason(Seq(win(agg(Min(lcase)), byK, wholeRows))), "min", "UTF8_LCASE")
+    val byLcase = Seq(asc(lcase))
+    plan(Seq(win(agg(MinBy(i, lcase)), byK, runningRows), win(agg(Min(lcase)), byK, wholeRows),
+      win(Rank(Seq(lcase)), byLcase), win(agg(Max(lcase)), byLcase, runningRange)), byLcase)
+    assertMentions(reason(Seq(win(agg(new Mode(lcase)), byK, wholeRows))), "mode", "UTF8_LCASE")
+  }
+
+  test("row-by-row window functions (counter_diff, other libraries' ones) run over their own " +
+      "frame only") {
+    val f = RunningNonNulls(i)
+    assert(plan(Seq(win(f, byK, runningRows))).functions.head.isInstanceOf[RowByRowSpec])
+    // (as a plan from another analyzer could carry it: Spark's requires the function's own)
+    val otherFrame = WindowExpression(f, WindowSpecDefinition(Nil, byK, rows(preceding(1), CurrentRow)))
+    assertMentions(reason(Seq(otherFrame)), "runningnonnulls", "frame", "1 PRECEDING")
   }
 
   test("unsupported: lag of a VARIANT, which the window buffer cannot hold (Spark 4.0+)") {
@@ -397,6 +409,19 @@ class WindowSupportSuite extends AnyFunSuite {
     assert(check(Seq(win(Rank(byNull.map(_.child)), byNull),
       win(agg(Count(Literal(1))), byNull, runningRange)), byNull).isRight)
   }
+}
+
+/** A row-by-row window function of another library: how many non-null inputs so far. */
+case class RunningNonNulls(child: Expression) extends AggregateWindowFunction {
+  private lazy val seen = AttributeReference("seen", IntegerType, nullable = false)()
+  override def children: Seq[Expression] = Seq(child)
+  override lazy val aggBufferAttributes: Seq[AttributeReference] = Seq(seen)
+  override lazy val initialValues: Seq[Expression] = Seq(Literal(0))
+  override lazy val updateExpressions: Seq[Expression] =
+    Seq(If(IsNull(child), seen, Add(seen, Literal(1))))
+  override lazy val evaluateExpression: Expression = seen
+  override protected def withNewChildrenInternal(
+      newChildren: IndexedSeq[Expression]): RunningNonNulls = copy(child = newChildren.head)
 }
 
 /** A user-defined aggregate (the deprecated UDAF API) that fastwindow leaves to Spark. */

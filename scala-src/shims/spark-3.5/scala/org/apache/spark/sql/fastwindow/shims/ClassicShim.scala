@@ -3,7 +3,7 @@ package org.apache.spark.sql.fastwindow.shims
 import org.apache.spark.sql.{Dataset, SparkSession}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.internal.SessionState
-import org.apache.spark.sql.types.{DataType, StringType}
+import org.apache.spark.sql.types.DataType
 
 /** Spark 3.5: every session and Dataset is classic (has a JVM plan); strings have no collations. */
 object ClassicShim {
@@ -13,6 +13,4 @@ object ClassicShim {
 
   /** Whether equal values of `dataType` have equal bytes (no collations before 4.0). */
   def isBinaryStable(dataType: DataType): Boolean = true
-
-  def isBinaryCollation(string: StringType): Boolean = true
 }

@@ -4,7 +4,7 @@ import org.apache.spark.sql.{Dataset, SparkSession}
 import org.apache.spark.sql.catalyst.util.UnsafeRowUtils
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.internal.SessionState
-import org.apache.spark.sql.types.{DataType, StringType}
+import org.apache.spark.sql.types.DataType
 
 /**
  * Spark 4.0+: sessions and Datasets are classic (a JVM plan) or Connect (none); strings carry
@@ -24,7 +24,4 @@ object ClassicShim {
 
   /** Whether equal values of `dataType` have equal bytes (false under non-binary collations). */
   def isBinaryStable(dataType: DataType): Boolean = UnsafeRowUtils.isBinaryStable(dataType)
-
-  def isBinaryCollation(string: StringType): Boolean =
-    string.collationId == StringType.collationId
 }
