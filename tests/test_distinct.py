@@ -340,6 +340,28 @@ def test_collect_set_arrays_and_histograms_over_every_frame(spark, frame):
     assert_same_as_spark(spark, f"select id, {', '.join(functions)} from t")
 
 
+#: listagg / string_agg (Spark 4.0+): strings and binaries, default and other delimiters, nulls
+#: skipped. (WITHIN GROUP takes no window ORDER BY or frame in Spark: tested over partitions.)
+LISTAGGS = ["listagg(s)", "string_agg(s, ', ')", "listagg(bin, x'00')",
+            "listagg(cast(i as string), '|')"]
+
+
+@pytest.mark.skipif(SPARK_LINE < (4, 0), reason="listagg and string_agg are new in Spark 4.0")
+def test_listagg_over_every_frame(spark):
+    """Every frame of FRAMES in one query (column c<frame>_<function>)."""
+    functions = []
+    for f, frame in enumerate(FRAMES):
+        w = frame_sql(frame)
+        functions += [f"{a} over ({w}) c{f}_{k}" for k, a in enumerate(LISTAGGS)]
+        if WINDOW_FILTER:
+            functions.append(f"listagg(s, '-') filter (where i > 0) over ({w}) c{f}_filter")
+    # WITHIN GROUP orders with ties (kept in row order) and nulls
+    functions += ["listagg(cast(i as string), '|') within group (order by g desc) over "
+                  "(partition by p) w0",
+                  "string_agg(s) within group (order by s) over (partition by p) w1"]
+    assert_same_as_spark(spark, f"select id, {', '.join(functions)} from t")
+
+
 def test_collect_set_over_long_frames_keeps_spark_element_order(spark):
     """Sets of hundreds of values: their order is the hash set's, which grows and rehashes."""
     query = ("select id, collect_set(id % 97) over (order by id rows between 300 preceding and "

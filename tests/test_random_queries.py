@@ -145,7 +145,7 @@ def random_function(rng: random.Random) -> str:
                       "min_by", "max_by", "stddev", "var_pop", "nth_value", "percentile",
                       "median", "covar_samp", "corr", "count_distinct", "set_size",
                       "sum_distinct", "mode", "approx_count_distinct", "percentile_approx",
-                      "collect_set", "histogram_numeric"])
+                      "collect_set", "histogram_numeric", "listagg"])
     if agg == "median":
         # Spark allows median (and percentile_cont/disc) over a window only without ORDER BY.
         parts = rng.sample(PARTITION_KEYS, rng.randint(0, 2))
@@ -202,6 +202,10 @@ def random_function(rng: random.Random) -> str:
                f"{rng.choice(['', ', 20', ', 1000'])})"
     elif agg == "collect_set":  # the array itself: Spark's own set, in its element order
         call = f"collect_set({rng.choice(ANY_VALUES)})"
+    elif agg == "listagg":  # Spark's own, in frame order (Spark 4.0+; earlier: collect_list)
+        x = rng.choice(ANY_VALUES[:-1])  # (no arrays: listagg takes strings and binaries)
+        call = (f"listagg(cast({x} as string), '|')" if SPARK_LINE >= (4, 0)
+                else f"collect_list({x})")
     elif agg == "histogram_numeric":  # Spark's own bins, values in frame order
         call = f"histogram_numeric({rng.choice(NUMERIC_VALUES)}, {rng.randint(2, 6)})"
     elif agg in ("min_by", "max_by"):

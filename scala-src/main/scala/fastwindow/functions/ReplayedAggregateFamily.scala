@@ -28,20 +28,26 @@ final case class ReplayedAggregateSpec(
  * Spark aggregates whose result depends on the order of their values and that no faster
  * algorithm reproduces exactly, run by Spark's own code over each frame in order
  * ([[ReplayedAggregateKernel]]), so their windows, and the other functions there, run on
- * fastwindow: `collect_set` read as an array (its element order is its hash set's) and
- * `histogram_numeric` (its bins depend on the order values come in). Each such function costs
- * what it costs in Spark; the explain output says so.
+ * fastwindow: `collect_set` read as an array (its element order is its hash set's),
+ * `histogram_numeric` (its bins depend on the order values come in) and `listagg`/`string_agg`
+ * (Spark 4.0+: the frame's strings in row order, or sorted WITHIN GROUP with Spark's ordering and
+ * ties in row order, joined by the delimiter). Each such function costs what it costs in Spark;
+ * the explain output says so.
  */
 object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec] {
 
   override def kind: String = "aggregate (Spark's own, per frame)"
-  override def sqlNames: Seq[String] = Seq("collect_set", "histogram_numeric")
+  override def sqlNames: Seq[String] = Seq("collect_set", "histogram_numeric", "listagg")
 
-  /** Aggregates whose `eval` reads their buffer without changing it. */
+  /**
+   * Aggregates whose `eval` reads their buffer without changing it (checked in each line's
+   * bytecode for ListAgg, which sorts a copy). ListAgg is known by its name: Spark 3.5 has none.
+   */
   private def replayable(agg: AggregateFunction): Boolean = agg match {
     case _: CollectSet | _: HistogramNumeric => true
-    case _ => false
+    case other => other.getClass.getName == ListAgg
   }
+  private val ListAgg = "org.apache.spark.sql.catalyst.expressions.aggregate.ListAgg"
 
   override def plan(
       function: Expression,
@@ -51,7 +57,12 @@ object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec
     case AggregateExpression(agg: TypedImperativeAggregate[_], Complete, false, filter, _)
         if replayable(agg) =>
       val name = agg.prettyName
-      val read = agg.children.filterNot(_.foldable)
+      // What each non-constant child reads (a WITHIN GROUP child is a SortOrder: its key).
+      def input(c: Expression): Expression = c match {
+        case o: SortOrder => o.child
+        case other => other
+      }
+      val read = agg.children.filterNot(_.foldable).map(input)
       Some(
         read.find(c => !TypeSet.anyBufferable.contains(c.dataType)) match {
           case Some(c) =>
@@ -66,9 +77,13 @@ object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec
             val inputs = filter.fold[Expression](struct)(If(_, struct, Literal.create(null,
               struct.dataType)))
             val fromStruct = BoundReference(0, struct.dataType, nullable = false)
-            val bound = agg.withNewChildren(agg.children.map { c =>
-              val k = read.indexWhere(_ eq c)
-              if (k < 0) c else GetStructField(fromStruct, k)
+            def fromRow(e: Expression): Expression = {
+              val k = read.indexWhere(_ eq e)
+              if (k < 0) e else GetStructField(fromStruct, k)
+            }
+            val bound = agg.withNewChildren(agg.children.map {
+              case o: SortOrder => o.copy(child = fromRow(o.child))
+              case c => fromRow(c)
             }).asInstanceOf[TypedImperativeAggregate[_]]
             AggregateFamily.framed(name, frame, orderSpec) { shape =>
               ReplayedAggregateSpec(ordinal, inputs, bound, shape)
@@ -83,7 +98,8 @@ object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec
       spec.aggregate.asInstanceOf[TypedImperativeAggregate[Any]], spec.resultType, spec.ordinal)
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
-    "collect_set (its array), histogram_numeric", kind, FramePlanning.supported,
+    "collect_set (its array), histogram_numeric, listagg, string_agg (Spark 4.0+)", kind,
+    FramePlanning.supported,
     s"${TypeSet.anyBufferable.description}; FILTER (WHERE ...); Spark's own aggregate over " +
       "each frame's rows in order, at Spark's cost (O(w) per row for moving frames): results " +
       "exactly Spark's, and the window's other functions run on fastwindow"))
