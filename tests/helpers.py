@@ -57,6 +57,27 @@ RUNNING_ROWS = "rows between unbounded preceding and current row"
 RUNNING_RANGE = "range between unbounded preceding and current row"
 
 
+def window_of(frame: str, window: Any, *, range_order: Sequence[str],
+              rows_order: Sequence[str]) -> Any:
+    """``window`` (a pyspark WindowSpec) ordered and framed as the SQL ``frame`` text says
+    ("rows|range between <bound> and <bound>"): for functions that have no SQL name."""
+    kind, bounds = frame.split(" between ")
+    lower, upper = (_frame_bound(b) for b in bounds.split(" and "))
+    if kind == "range":
+        return window.orderBy(*range_order).rangeBetween(lower, upper)
+    return window.orderBy(*rows_order).rowsBetween(lower, upper)
+
+
+def _frame_bound(text: str) -> int:
+    from pyspark.sql import Window
+    if text.startswith("unbounded"):
+        return Window.unboundedPreceding if text.endswith("preceding") else Window.unboundedFollowing
+    if text == "current row":
+        return Window.currentRow
+    n, direction = text.split()
+    return -int(n) if direction == "preceding" else int(n)
+
+
 @dataclass
 class Run:
     rows: List[Row]

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import _same, accepted, assert_same_as_spark, run_both
+from pyspark.sql import Window
+from pyspark.sql import functions as F
+
+from helpers import _same, _sorted, accepted, assert_same_as_spark, run_both, window_of
 
 EXACT = "spark.fastwindow.exactFloats"
 
@@ -63,6 +66,19 @@ def test_sliding_float_aggregates_are_spark_bit_for_bit(spark, exact_floats, fra
     assert_same_as_spark(spark, query(frame), ansi=ansi)
 
 
+def product_of_x(frame: str):
+    """product(x) has no SQL name: the same frame through the DataFrame API."""
+    def build(spark):
+        w = window_of(frame, Window.partitionBy("p"), range_order=["k"], rows_order=["k", "id"])
+        return spark.sql(DATA).select("p", "id", F.product("x").over(w).alias("c"))
+    return build
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+def test_sliding_product_is_spark_bit_for_bit(spark, exact_floats, frame):
+    assert_same_as_spark(spark, product_of_x(frame))
+
+
 def test_the_data_makes_the_default_path_round_differently(spark):
     """Without the setting some result differs in its last bits: the tests above can fail."""
     differing = 0
@@ -72,6 +88,8 @@ def test_the_data_makes_the_default_path_round_differently(spark):
         differing += sum(not _same(a[c], expected[a["id"]][c])
                          for a in fast.rows for c in a.__fields__)
     assert differing > 0
+    fast, vanilla = run_both(spark, product_of_x(FRAMES[1]))
+    assert _sorted(fast.rows) != _sorted(vanilla.rows)
 
 
 def test_postgres_style_var_pop_to_the_end_of_the_partition(spark, exact_floats):

@@ -1,4 +1,4 @@
-"""bit_and/bit_or/bit_xor, skewness and kurtosis over every frame, against Spark.
+"""bit_and/bit_or/bit_xor, skewness, kurtosis and product over every frame, against Spark.
 
 These came in as one registry line each (``AggregateFamily.rules``): the declarative aggregate
 kernels run them with Spark's own expressions. Bit operations are exact over every frame (any
@@ -7,7 +7,9 @@ merge order gives the same bits). Skewness and kurtosis are exact over whole and
 moments where Spark updates row by row, so they may differ in the last bits: the tests allow
 1e-9 times max(1, |Spark's value|) on data whose variance is not near zero relative to its mean
 (where these statistics are ill-conditioned in any algorithm), and NaN, null and infinity must
-match exactly (frames with a non-finite or huge value are recomputed row by row).
+match exactly (frames with a non-finite or huge value are recomputed row by row). Products are
+exact over whole and running frames and within the same tolerance over sliding ones, where frames
+whose partial products could overflow or underflow are recomputed in Spark's order.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from __future__ import annotations
 import math
 
 import pytest
+from pyspark.sql import Window
+from pyspark.sql import functions as F
 
 from helpers import (RUNNING_RANGE, RUNNING_ROWS, WHOLE, _same, accepted, assert_same_as_spark,
-                     run_both)
+                     run_both, window_of)
 
 SLIDING = [
     "rows between 2 preceding and current row",
@@ -101,3 +105,48 @@ def test_skewness_kurtosis_long_partitions(spark, width):
               from range(6000))
         window w as (partition by p order by id rows between {width} preceding and {width // 3} following)"""
     assert_close(spark, query)
+
+
+
+# product has no SQL name (Spark registers it only in the DataFrame API).
+PRODUCTS = ["d", "i % 7 - 3", "f", "dec", "l % 5 + 1"]
+
+
+def products(inputs, frame, source="t"):
+    """product of each input over (partition by p order by g[, id] frame), as a DataFrame."""
+    def query(spark):
+        w = window_of(frame, Window.partitionBy("p"), range_order=["g"], rows_order=["g", "id"])
+        df = spark.table(source) if source == "t" else spark.sql(source)
+        return df.select("p", "id", *(F.product(F.expr(x)).over(w).alias(f"c{k}")
+                                      for k, x in enumerate(inputs)))
+    return query
+
+
+@pytest.mark.parametrize("frame", EXACT_FRAMES)
+def test_product_exact_over_whole_and_running_frames(spark, frame):
+    assert_same_as_spark(spark, products(PRODUCTS, frame))
+
+
+@pytest.mark.parametrize("frame", SLIDING + RANGE)
+def test_product_sliding_frames_within_tolerance(spark, frame):
+    """t.d has NaN, +-inf and 1e308: those frames are recomputed row by row."""
+    assert_close(spark, products(PRODUCTS, frame))
+
+
+# Powers of two multiply exactly in any order unless a partial product leaves the doubles'
+# normal range: then the order decides between infinity, zero and NaN (0 * inf), and between a
+# finite result and either. Sliding frames are compared exactly: only the guard (frames with a
+# large sum of |ln |x||, recomputed in Spark's order) makes them equal.
+EXTREME_PRODUCTS = """
+    select id % 2 as p, id, id div 3 as g,
+           case id % 11 when 0 then power(2d, 700) when 1 then power(2d, 700)
+                        when 2 then power(2d, -700) when 3 then power(2d, -700)
+                        when 4 then 0d when 5 then cast('inf' as double)
+                        when 6 then -power(2d, 600) when 7 then power(2d, -3)
+                        when 8 then null when 9 then -0d else power(2d, 400) end as d
+    from range(300)"""
+
+
+@pytest.mark.parametrize("frame", SLIDING + RANGE)
+def test_product_overflow_and_underflow_in_sparks_order(spark, frame):
+    assert_same_as_spark(spark, products(["d"], frame, source=EXTREME_PRODUCTS))

@@ -123,7 +123,10 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
       inputsDescription = Some(byOrderingDescription)),
     Rule("bit_and", TypeSet.integral, _.isInstanceOf[BitAndAgg]),
     Rule("bit_or", TypeSet.integral, _.isInstanceOf[BitOrAgg]),
-    Rule("bit_xor", TypeSet.integral, _.isInstanceOf[BitXorAgg]))
+    Rule("bit_xor", TypeSet.integral, _.isInstanceOf[BitXorAgg]),
+    // Spark gives product no SQL name: DataFrame API only (functions.product).
+    Rule("product", numericAsDouble, _.isInstanceOf[Product],
+      inputsDescription = Some(s"${numericAsDouble.description}; DataFrame API only")))
 
   override def kind: String = "aggregate"
   override def sqlNames: Seq[String] = rules.map(_.name)

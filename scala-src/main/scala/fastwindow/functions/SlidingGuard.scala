@@ -1,7 +1,7 @@
 package fastwindow.functions
 
-import org.apache.spark.sql.catalyst.expressions.{Abs, Add, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, Covariance, DeclarativeAggregate, Kurtosis, PearsonCorrelation, RegrIntercept, RegrSlope, Skewness, Sum}
+import org.apache.spark.sql.catalyst.expressions.{Abs, Add, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal, Log}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, Covariance, DeclarativeAggregate, Kurtosis, PearsonCorrelation, Product, RegrIntercept, RegrSlope, Skewness, Sum}
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
 
@@ -24,6 +24,9 @@ import fastwindow.ops.{AggregateRequest, BoundAggregate}
  * correlation, the regr_* family) merge partial moments where Spark updates row by row: within
  * float rounding, and frames with a non-finite value or a large sum of |x| (and |y|) are
  * recomputed row by row.
+ * Products of doubles round within float rounding in any order while no partial product leaves
+ * the normal range; where it could (a large sum of |ln |x||), intermediate infinities and zeros
+ * (and 0 * inf = NaN) depend on the order, so such frames are recomputed row by row.
  */
 object SlidingGuard {
 
@@ -56,7 +59,7 @@ object SlidingGuard {
     case FilteredAggregate(inner, _) => roundsByOrder(inner)
     case s: Sum => s.dataType == DoubleType
     case a: Average => a.sumDataType == DoubleType  // avg of any non-decimal number sums doubles
-    case _: CentralMomentAgg => true
+    case _: CentralMomentAgg | _: Product => true
     case other => isCoMoment(other)
   }
 
@@ -96,6 +99,10 @@ object SlidingGuard {
         val magnitude = c.children.map(x => Abs(Cast(x, DoubleType)): Expression).reduce(Add(_, _))
         Some((c, magnitude, if (c.isInstanceOf[Covariance]) MomentSafeMagnitude
           else HigherMomentSafeMagnitude))
+      // ln |x| is null for 0 (zeros, infinities and NaN multiply alike in any order once every
+      // partial product of the finite values is normal); infinite or NaN for inf and NaN inputs,
+      // whose frames are recomputed.
+      case p: Product => Some((p, Log(Abs(p.child)), ProductSafeLogMagnitude))
       case _ => None
     }
 
@@ -120,6 +127,13 @@ object SlidingGuard {
 
   /** The same bound for third and fourth moments (skewness, kurtosis): x^4 stays below 1e240. */
   private val HigherMomentSafeMagnitude = 1e60
+
+  /**
+   * A sum of |ln |x|| below which every partial product of a frame's finite nonzero values, in
+   * any order, lies within e^600 (about 2^866) of 1: inside the normal doubles (2^-1022 to
+   * 2^1023), so no order overflows or underflows where another does not.
+   */
+  private val ProductSafeLogMagnitude = 600.0
 
   private def checked(
       partialAgg: DeclarativeAggregate,
