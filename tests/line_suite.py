@@ -30,6 +30,14 @@ from typing import Any, Dict, List, Optional
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 
+#: For 4.1 and 4.2, between 4.0 (the whole line suite) and the installed 4.3 (everything): every
+#: family and frame kind, random queries, fallbacks, the entry routes, and the 4.x types
+#: (collations, interval sums); keeps CI under an hour.
+MIDDLE_LINE_SUITE = ["test_ranking.py", "test_offset.py", "test_aggregates.py",
+                     "test_range_frames.py", "test_random_queries.py", "test_fallback.py",
+                     "test_entry_routes.py", "test_mode.py", "test_collations.py",
+                     "test_interval_sums.py::test_overflow_matches_spark"]
+
 #: Spark line (or <line>_<scala>) -> pip requirement of its pyspark, the Scala it runs, extra
 #: pip requirements (pandas < 3 where that pyspark predates pandas 3). The newest release of each
 #: line on PyPI. "spark_home": "maven" runs pyspark on a Spark of that Scala from Maven Central
@@ -44,12 +52,9 @@ LINES: Dict[str, Dict[str, Any]] = {
                            "test_range_frames.py", "test_random_queries.py"]},
     "4.0": {"pyspark": "pyspark[connect]==4.0.*", "scala": "2.13", "extra": "pandas<3"},
     "4.1": {"pyspark": "pyspark[connect]==4.1.*", "scala": "2.13", "extra": "pandas",
-            # Between 4.0 and 4.2, which run the whole line suite: every family and frame kind,
-            # random queries, fallbacks and the entry routes (keeps CI under an hour).
-            "suite": ["test_ranking.py", "test_offset.py", "test_aggregates.py",
-                      "test_range_frames.py", "test_random_queries.py", "test_fallback.py",
-                      "test_entry_routes.py", "test_mode.py"]},
-    "4.2": {"pyspark": "pyspark[connect]==4.2.*", "scala": "2.13", "extra": "pandas"},
+            "suite": MIDDLE_LINE_SUITE},
+    "4.2": {"pyspark": "pyspark[connect]==4.2.*", "scala": "2.13", "extra": "pandas",
+            "suite": MIDDLE_LINE_SUITE},
 }
 
 #: What runs on each line: every function family x frame kind x ANSI on/off (on the generated

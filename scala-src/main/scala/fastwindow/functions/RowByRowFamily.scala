@@ -41,8 +41,8 @@ object RowByRowFamily extends FunctionFamily[RowByRowSpec] {
       orderSpec: Seq[SortOrder],
       ordinal: Int): Option[Either[FallbackReason, RowByRowSpec]] = function match {
     case f: AggregateWindowFunction =>
-      def unsupported(why: String) =
-        Some(Left(FallbackReason(FallbackReason.UnsupportedFunction, s"${f.prettyName} $why")))
+      def unsupported(why: String, id: String = FallbackReason.UnsupportedFunction) =
+        Some(Left(FallbackReason(id, s"${f.prettyName} $why")))
       val badInput = f.children.find(c => !c.foldable && !TypeSet.anyBufferable.contains(c.dataType))
       if (f.isInstanceOf[SizeBasedWindowFunction]) {
         unsupported("reads its partition's size, which is not supported yet")
@@ -50,7 +50,7 @@ object RowByRowFamily extends FunctionFamily[RowByRowSpec] {
         unsupported("is not deterministic")
       } else if (FramePlanning.shape(frame, orderSpec) != Right(FrameShape.RunningRows)) {
         unsupported(s"over the frame ${FramePlanning.sql(frame)} is not supported " +
-          s"(supported: ${FrameShape.RunningRows.sql}, its own frame)")
+          s"(supported: ${FrameShape.RunningRows.sql}, its own frame)", FallbackReason.UnsupportedFrame)
       } else badInput match {
         case Some(c) => Some(Left(FallbackReason(FallbackReason.UnsupportedType,
           s"${f.prettyName} of type ${c.dataType.sql} is not supported " +

@@ -34,10 +34,41 @@ class OrderStatisticsSuite extends AnyFunSuite {
     assert((0 until 3).map(ranks.value) == Seq(-2.0, 5.0, 7.0))
   }
 
+  test("the radix sort orders signed keys stably with their rows, against a comparison sort") {
+    val rng = new Random(10)
+    val draws: Seq[Int => Long] = Seq(_ => rng.nextLong(), _ => rng.nextInt(5).toLong - 2,
+      _ => Seq(Long.MinValue, Long.MaxValue, -1L, 0L, 1L)(rng.nextInt(5)),
+      _ => ValueRanks.doubleKey(rng.nextGaussian() * 1e6), _ => 42L, _ => rng.nextInt(1 << 20))
+    for (draw <- draws; n <- Seq(0, 1, 2, 17, 3000)) {
+      val keys = Array.tabulate(n)(draw)
+      val expected = keys.zipWithIndex.sortBy(_._1)  // stable: ties keep row order
+      val (k, rows, spareKeys, spareRows) =
+        (keys.clone(), Array.tabulate(n)(identity), new Array[Long](n), new Array[Int](n))
+      val inSpare = KeyedRadixSort.sort(k, rows, spareKeys, spareRows, n)
+      val sorted = if (inSpare) spareKeys.zip(spareRows) else k.zip(rows)
+      assert(sorted.toSeq == expected.toSeq, s"n=$n")
+    }
+  }
+
+  test("ranks of random partitions, one ValueRanks reused, against sorting the distinct values") {
+    val rng = new Random(13)
+    val ranks = new ValueRanks
+    for (n <- Seq(500, 3, 2000, 0, 40)) {
+      val values = Seq.fill(n)(if (rng.nextInt(5) == 0) None else Some(rng.nextInt(60) - 30L))
+      ranks.start(n)
+      values.zipWithIndex.foreach { case (v, r) => v.foreach(x => ranks.set(r, x, x.toDouble)) }
+      ranks.rank()
+      val distinct = values.flatten.distinct.sorted
+      assert(ranks.distinct == distinct.size)
+      assert(values.indices.map(ranks.rankOf) == values.map(_.fold(-1)(distinct.indexOf(_))))
+      assert(distinct.indices.map(ranks.value) == distinct.map(_.toDouble))
+    }
+  }
+
   test("k-th smallest of a sliding window of ranks, with weights, against sorting") {
     val rng = new Random(11)
-    for (m <- Seq(1, 2, 7, 64, 1000); width <- Seq(1, 5, 50)) {
-      val counts = new RankCounts
+    val counts = new RankCounts  // one instance, reset for each case
+    for (m <- Seq(1, 2, 7, 64, 1000); width <- Seq(1, 5, 50, 300, 2)) {
       counts.reset(m)
       val ranks = Array.fill(400)(rng.nextInt(m))
       val weight = 1 + rng.nextInt(3)

@@ -333,6 +333,7 @@ class WindowSupportSuite extends AnyFunSuite {
     // (as a plan from another analyzer could carry it: Spark's requires the function's own)
     val otherFrame = WindowExpression(f, WindowSpecDefinition(Nil, byK, rows(preceding(1), CurrentRow)))
     assertMentions(reason(Seq(otherFrame)), "runningnonnulls", "frame", "1 PRECEDING")
+    assert(reasons(Seq(otherFrame)).map(_.id) == Seq(FallbackReason.UnsupportedFrame))
   }
 
   test("unsupported: lag of a VARIANT, which the window buffer cannot hold (Spark 4.0+)") {
