@@ -134,8 +134,8 @@ object FastWindowConf {
     "spark.fastwindow.exactFloats",
     default = false,
     doc = "Compute floating-point aggregates (sum of float/double, avg of any non-decimal, " +
-      "stddev, variance, skewness, kurtosis, co-moments, product) over moving, shrinking and RANGE frames bit for " +
-      "bit as Spark does: " +
+      "stddev, variance, skewness, kurtosis, co-moments, product) over moving, shrinking and " +
+      "RANGE frames bit for bit as Spark does: " +
       "each frame folded in row order from its first row, O(rows x frame width) like WindowExec " +
       "but over primitive columns. When false they take O(rows) whatever the frame width and " +
       "may differ from Spark's in the last bits (see the README's \"Exact results\"). Whole, " +

@@ -19,7 +19,7 @@ final class ValueRanks {
   /** Distinct non-null values of the partition. */
   var distinct = 0
 
-  /** Starts a partition of `rows` rows; each is then `set` or left null. */
+  /** Starts a partition of `rowCount` rows; each is then `set` or left null. */
   def start(rowCount: Int): Unit = {
     if (keys.length < rowCount) {
       val size = math.max(rowCount, keys.length * 2)
