@@ -85,6 +85,12 @@ _SEGMENT_TREE = ("reads the segment-tree metrics or routing of Spark's own Windo
 #: metrics) rather than at results, or assert an error that fastwindow's SQL extension lifts
 #: (DISTINCT window aggregates), each with the test of ours that checks its intent.
 PLAN_CLASS_ASSERTIONS: Dict[Test, str] = {
+    ("org.apache.spark.sql.execution.RemoveRedundantWindowGroupLimitsSuite",
+     "remove redundant WindowGroupLimits"):
+        "counts WindowGroupLimitExec nodes; fastwindow plans FastGroupLimit there, whose final "
+        "mode reads the partial's input directly when it is already clustered (the partial does "
+        "no work): test_group_limit.py::"
+        "test_partial_limit_is_skipped_when_its_input_is_already_clustered",
     (DFWF, "SPARK-38237: require all cluster keys for child required distribution for window "
            "query"):
         "finds the shuffle below `case w: WindowExec`; the same hashpartitioning(key1, key2) "

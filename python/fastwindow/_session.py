@@ -303,7 +303,9 @@ class WindowReport:
     """One window operator of a physical plan and who runs it.
 
     Attributes:
-        operator: ``"FastWindow"`` or Spark's ``"Window"``.
+        operator: ``"FastWindow"`` or Spark's ``"Window"``; for the top-k per group Spark plans
+            below a window filtered by ``row_number``/``rank``/``dense_rank`` <= k,
+            ``"FastGroupLimit"`` or Spark's ``"WindowGroupLimit"`` (one partial, one final).
         fastwindow: True when fastwindow runs the operator.
         window_expressions: the window expressions it computes, as Spark prints them.
         partition_spec: its PARTITION BY expressions.
@@ -318,6 +320,7 @@ class WindowReport:
             ``numStreamedPartitions``, ``numBufferedPartitions``,
             ``numHandedOverPartitions``, ``spillSize``, ``peakMemory`` in bytes); empty before
             execution and for Spark's operator.
+        note: what fastwindow's operator avoids (a FastGroupLimit says it needs no sort).
     """
 
     operator: str
@@ -328,6 +331,7 @@ class WindowReport:
     reason: Optional[str] = None
     reasons: Tuple[Tuple[str, str], ...] = ()
     metrics: Dict[str, int] = field(default_factory=dict, compare=False)
+    note: Optional[str] = None
 
     @classmethod
     def from_json(cls, obj: dict) -> "WindowReport":
@@ -348,10 +352,11 @@ class WindowReport:
             reasons=tuple((str(r.get("id", "")), str(r.get("message", "")))
                           for r in obj.get("reasons") or () if isinstance(r, dict)),
             metrics={str(k): int(v) for k, v in (obj.get("metrics") or {}).items()},
+            note=None if obj.get("note") is None else str(obj["note"]),
         )
 
     def __str__(self) -> str:
-        who = "FastWindow (fastwindow)" if self.fastwindow else f"{self.operator} (Spark)"
+        who = f"{self.operator} ({'fastwindow' if self.fastwindow else 'Spark'})"
         spec = []
         if self.partition_spec:
             spec.append("PARTITION BY " + ", ".join(self.partition_spec))
@@ -359,6 +364,8 @@ class WindowReport:
             spec.append("ORDER BY " + ", ".join(self.order_spec))
         lines = [f"{who}: {' '.join(spec) if spec else '(whole input)'}"]
         lines += [f"    {expr}" for expr in self.window_expressions]
+        if self.note:
+            lines.append(f"    {self.note}")
         if self.reasons:
             lines += [f"    not accelerated ({rid}): {message}" for rid, message in self.reasons]
         elif self.reason:

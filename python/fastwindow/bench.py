@@ -49,16 +49,22 @@ FLOAT_TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class Shape:
-    """How the generated rows are partitioned: ``rows_per_partition`` None = no PARTITION BY."""
+    """How the generated rows are partitioned: ``rows_per_partition`` None = no PARTITION BY.
+    ``scattered``: keys drawn by hash (rows of a key spread over the files, as in real tables)
+    instead of runs of consecutive ids (which hand Spark's sort presorted input)."""
     name: str
     rows_per_partition: Optional[int]
     description: str
+    scattered: bool = False
 
 
 SHAPES: Dict[str, Shape] = {
     "small": Shape("small", 100, "many small partitions (100 rows each)"),
     "large": Shape("large", 100_000, "few large partitions (100k rows each)"),
     "none": Shape("none", None, "no PARTITION BY (one window partition)"),
+    "keys20": Shape("keys20", 20, "rows / 20 keys drawn by hash (20 rows per key on average)",
+                    scattered=True),
+    "keys10": Shape("keys10", None, "10 keys drawn by hash", scattered=True),
 }
 
 
@@ -75,6 +81,9 @@ class Workload:
     duckdb_expressions: Optional[Sequence[str]] = None
     #: False where DuckDB has no function with the same results (its sketches are others)
     in_duckdb: bool = True
+    #: A filter on the results (``r0`` is the first expression): a top-k per group, which
+    #: Spark plans with a group limit below the window
+    where: Optional[str] = None
 
 
 def _moving(fn: str, col: str, w: int) -> Workload:
@@ -93,6 +102,14 @@ def _rolling_median(w: int) -> Workload:
 WORKLOADS: List[Workload] = [
     Workload("row_number", "ranking", ["row_number() OVER ({w})"]),
     Workload("rank", "ranking", ["rank() OVER ({w})", "dense_rank() OVER ({w})"]),
+    # Top-k per group: Spark plans a group limit (partial before the shuffle, final after) below
+    # the window; its plan sorts every row twice.
+    Workload("dedup_first", "topk", ["row_number() OVER ({w})"], where="r0 = 1"),
+    Workload("top3_rank", "topk", ["rank() OVER ({w})"], where="r0 <= 3"),
+    Workload("top3_dense_rank", "topk", ["dense_rank() OVER ({w})"], where="r0 <= 3"),
+    # Share of the group's total (TPC-DS q12/q20/q98): whole-partition aggregates.
+    Workload("share_of_total", "whole",
+             ["v / sum(v) OVER ({p})", "count(*) OVER ({p})"]),
     Workload("lag_lead", "offset", ["lag(v) OVER ({w})", "lead(v, 2) OVER ({w})"]),
     Workload("running_sum", "running",
              ["sum(v) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"]),
@@ -200,16 +217,21 @@ class Case:
 
 
 def query_sql(workload: Workload, shape: Shape, table: str, duckdb: bool = False) -> str:
-    part = "PARTITION BY p " if shape.rows_per_partition else ""
+    part = "PARTITION BY p " if shape.rows_per_partition or shape.scattered else ""
     specs = {"w": f"{part}ORDER BY {workload.order_key}", "p": part.strip()}
     expressions = (workload.duckdb_expressions or workload.expressions) if duckdb \
         else workload.expressions
     cols = ", ".join(f"{e.format(**specs)} AS r{k}" for k, e in enumerate(expressions))
-    return f"SELECT p, o, {cols} FROM {table}"
+    query = f"SELECT p, o, {cols} FROM {table}"
+    return f"SELECT * FROM ({query}) WHERE {workload.where}" if workload.where else query
 
 
 def _generate_parquet(spark: Any, shape: Shape, rows: int, path: Path) -> None:
-    part = f"id div {shape.rows_per_partition}" if shape.rows_per_partition else "0"
+    if shape.scattered:
+        keys = rows // shape.rows_per_partition if shape.rows_per_partition else 10
+        part = f"pmod(xxhash64(id, 4), {max(keys, 1)})"
+    else:
+        part = f"id div {shape.rows_per_partition}" if shape.rows_per_partition else "0"
     spark.range(0, rows, 1, 4).selectExpr(
         f"{part} AS p",
         "id AS o",
@@ -346,7 +368,7 @@ class Runner:
                 if key not in cached:      # partitioned and sorted as the window needs, cached
                     prepared = (
                         raw.repartition(self.args.partitions, "p").sortWithinPartitions("p", key)
-                        if shape.rows_per_partition
+                        if shape.rows_per_partition or shape.scattered
                         else raw.repartition(1).sortWithinPartitions(key)).cache()
                     prepared.count()
                     prepared.createOrReplaceTempView(f"cached_{shape.name}_{key}")

@@ -159,6 +159,26 @@ object FastWindowConf {
       "partitions handed to Spark\" in the operator's metrics.",
     parse = byteSize)
 
+  val GROUP_LIMIT_ENABLED: Entry[Boolean] = entry(
+    "spark.fastwindow.groupLimit.enabled",
+    default = true,
+    doc = "Run the top-k per group Spark's optimizer adds below a window filtered by " +
+      "row_number, rank or dense_rank <= k (Spark's WindowGroupLimitExec, before and after the " +
+      "shuffle) on FastGroupLimit: per-group bounded buffers in a hash map instead of a sort of " +
+      "every row, so no Sort is planned below it; the survivors come out in the order the " +
+      "window above needs.",
+    parse = bool)
+
+  val GROUP_LIMIT_MAX_MEMORY_BYTES: Entry[Long] = entry(
+    "spark.fastwindow.groupLimit.maxMemoryBytes",
+    default = 0L,
+    doc = "Most memory (a size: 256m, 1g) one task's FastGroupLimit may hold in kept rows; 0 " +
+      "means no limit but what Spark's memory manager grants. Past it, or when the memory " +
+      "manager refuses, the partial top-k (before the shuffle) emits what it holds and starts " +
+      "over, and the final one sorts its rows with Spark's spilling sorter instead: the same " +
+      "results, slower.",
+    parse = byteSize)
+
   /** All keys, in declaration (documentation) order. */
   def entries: Seq[Entry[_]] = registered.toSeq
 

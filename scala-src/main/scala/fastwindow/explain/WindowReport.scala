@@ -1,20 +1,21 @@
 package fastwindow.explain
 
 import org.apache.spark.sql.Dataset
-import org.apache.spark.sql.catalyst.expressions.{NamedExpression, SpecifiedWindowFrame, WindowExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression, SortOrder, SpecifiedWindowFrame, WindowExpression}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
-import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase}
+import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase, WindowGroupLimitExec, WindowGroupLimitMode}
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
-import fastwindow.exec.FastWindowExec
+import fastwindow.exec.{FastWindowExec, HashGroupLimitExec}
 import fastwindow.functions.{FramePlanning, WindowSupport}
 import fastwindow.model.FallbackReason
-import fastwindow.planning.FastWindowStrategy
+import fastwindow.planning.{FastWindowStrategy, GroupLimitSupport}
 
 /**
- * Who runs one window operator of a physical plan, and — when Spark does — why fastwindow did
- * not (every reason, each with a stable id). This answers a user's "did my query use fastwindow,
+ * Who runs one window operator of a physical plan (the top-k per group operators Spark plans below
+ * a window filtered by a rank included), and — when Spark does — why fastwindow did not (every
+ * reason, each with a stable id). This answers a user's "did my query use fastwindow,
  * and if not why". Once the plan has run, `metrics` holds the operator's non-zero SQL metrics
  * (rows, partitions streamed or buffered, spill, peak memory); before, and for Spark's operator,
  * it is empty.
@@ -26,7 +27,8 @@ final case class WindowReport(
     partitionSpec: Seq[String],
     orderSpec: Seq[String],
     reasons: Seq[FallbackReason],
-    metrics: Seq[(String, Long)] = Nil) {
+    metrics: Seq[(String, Long)] = Nil,
+    note: Option[String] = None) {
   /** All reasons as one sentence (None when fastwindow runs the operator). */
   def reason: Option[String] =
     if (reasons.isEmpty) None else Some(reasons.map(_.message).mkString("; "))
@@ -57,10 +59,18 @@ object WindowReport extends AdaptiveSparkPlanHelper {
 
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
-    case f: FastWindowExec =>
-      report(f, Nil).copy(metrics = f.metrics.toSeq.sortBy(_._1).collect {
-        case (name, metric) if !metric.isZero => name -> metric.value
-      })
+    case f: FastWindowExec => report(f, Nil).copy(metrics = metricsOf(f))
+    case g: HashGroupLimitExec =>
+      groupLimit(g.nodeName, g.rankLikeFunction, g.limit, g.mode, g.partitionSpec, g.orderSpec,
+        Nil).copy(metrics = metricsOf(g), note = Some(NoSort))
+    case g: WindowGroupLimitExec =>
+      val reasons = g.logicalLink.flatMap(_.getTagValue(FastWindowStrategy.FallbackReasons))
+        .getOrElse(GroupLimitSupport.check(g.partitionSpec, g.rankLikeFunction) match {
+          case Left(reasons) => reasons
+          case Right(_) => Seq(NotInstalled)
+        })
+      groupLimit(g.nodeName, g.rankLikeFunction, g.limit, g.mode, g.partitionSpec, g.orderSpec,
+        reasons)
     case w: WindowExec => report(w, fallbackReasons(w))
     case w: WindowExecBase if w.nodeName.contains("Python") || w.nodeName.contains("Pandas") =>
       report(w, Seq(PythonUdf))
@@ -68,6 +78,25 @@ object WindowReport extends AdaptiveSparkPlanHelper {
       report(w, Seq(FallbackReason(FallbackReason.UnsupportedFunction,
         s"${w.nodeName} is a window operator fastwindow does not plan")))
   }
+
+  /** Why a FastGroupLimit needs no sort, for the report. */
+  val NoSort: String = "no sort below it: each group's top rows are kept in a hash map of " +
+    "bounded buffers, O(n log k)"
+
+  private def metricsOf(plan: SparkPlan): Seq[(String, Long)] =
+    plan.metrics.toSeq.sortBy(_._1).collect {
+      case (name, metric) if !metric.isZero => name -> metric.value
+    }
+
+  private def groupLimit(operator: String, function: Expression, limit: Int,
+      mode: WindowGroupLimitMode, partitionSpec: Seq[Expression], orderSpec: Seq[SortOrder],
+      reasons: Seq[FallbackReason]) = WindowReport(
+    operator,
+    reasons.isEmpty,
+    Seq(s"${function.sql} <= $limit ($mode)"),
+    partitionSpec.map(_.sql),
+    orderSpec.map(_.sql),
+    reasons)
 
   private def report(w: WindowExecBase, reasons: Seq[FallbackReason]) = WindowReport(
     w.nodeName,
@@ -90,7 +119,8 @@ object WindowReport extends AdaptiveSparkPlanHelper {
     if (reports.isEmpty) "no window operators in this plan"
     else reports.map { r =>
       val who = if (r.fastwindow) "runs on fastwindow" else "runs on Spark"
-      val head = s"${r.operator} [${r.windowExpressions.mkString(", ")}] $who"
+      val head = s"${r.operator} [${r.windowExpressions.mkString(", ")}] $who" +
+        r.note.map(n => s"\n  $n").getOrElse("")
       val reasons = r.reasons.map(reason => s"\n  reason (${reason.id}): ${reason.message}")
       val metrics = if (r.metrics.isEmpty) ""
         else "\n  metrics: " + r.metrics.map { case (k, v) => s"$k=$v" }.mkString(", ")
@@ -105,6 +135,7 @@ object WindowReport extends AdaptiveSparkPlanHelper {
       "partitionSpec" -> Json.arr(r.partitionSpec),
       "orderSpec" -> Json.arr(r.orderSpec),
       "reason" -> r.reason.map(Json.str).getOrElse("null"),
+      "note" -> r.note.map(Json.str).getOrElse("null"),
       "reasons" -> r.reasons.map(x =>
         Json.obj("id" -> Json.str(x.id), "message" -> Json.str(x.message))).mkString("[", ", ", "]"),
       "metrics" -> r.metrics.map { case (k, v) => s"${Json.str(k)}: $v" }.mkString("{", ", ", "}"))

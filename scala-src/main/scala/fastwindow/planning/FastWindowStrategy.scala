@@ -2,13 +2,14 @@ package fastwindow.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, NamedExpression, WindowFunctionType}
 import org.apache.spark.sql.catalyst.planning.PhysicalWindow
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, WindowGroupLimit}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMode}
 import org.apache.spark.sql.internal.SQLConf
 
 import fastwindow.FastWindowConf
-import fastwindow.exec.FastWindowExec
+import fastwindow.exec.{FastWindowExec, HashGroupLimitExec}
 import fastwindow.model.{FallbackReason, WindowPlan}
 
 /**
@@ -21,6 +22,11 @@ import fastwindow.model.{FallbackReason, WindowPlan}
  * it, which is how `fastwindow.explain(df)` and the extended explain find them) and logged at
  * WARN once per node: adaptive re-planning of the same node does not log again. Python UDF
  * windows (`WindowFunctionType.Python`) are never touched.
+ *
+ * A logical `WindowGroupLimit` (the top-k per group Spark's optimizer infers below a window
+ * filtered by a rank-like function) is planned as a final [[HashGroupLimitExec]] over a partial
+ * one, as Spark plans its two `WindowGroupLimitExec`s, when [[GroupLimitSupport]] accepts it and
+ * `spark.fastwindow.groupLimit.enabled`; its reasons are kept the same way.
  */
 object FastWindowStrategy extends SparkStrategy {
 
@@ -49,8 +55,30 @@ object FastWindowStrategy extends SparkStrategy {
             Nil
         }
       }
+    case limit @ WindowGroupLimit(partitionSpec, orderSpec, function, k, child) =>
+      val check =
+        if (!FastWindowConf.ENABLED.get()) Left(Seq(Disabled))
+        else if (!FastWindowConf.GROUP_LIMIT_ENABLED.get()) Left(Seq(GroupLimitDisabled))
+        else GroupLimitSupport.check(partitionSpec, function)
+      check match {
+        case Right(rank) =>
+          limit.unsetTagValue(FallbackReasons)
+          def node(mode: WindowGroupLimitMode, input: SparkPlan) =
+            HashGroupLimitExec(partitionSpec, orderSpec, function, k, mode, rank, input)
+          node(Final, node(Partial, planLater(child))) :: Nil
+        case Left(Seq(Disabled)) =>
+          limit.setTagValue(FallbackReasons, Seq(Disabled))
+          Nil
+        case Left(reasons) =>
+          recordFallback(limit, reasons)
+          Nil
+      }
     case _ => Nil
   }
+
+  val GroupLimitDisabled: FallbackReason = FallbackReason(FallbackReason.Disabled,
+    "fastwindow's group limit is disabled for this session (spark.fastwindow.groupLimit.enabled" +
+      "=false)")
 
   /**
    * The operators for a supported window. With `spark.fastwindow.streaming.splitMixed`, a node
@@ -81,7 +109,8 @@ object FastWindowStrategy extends SparkStrategy {
     val alreadyLogged = window.getTagValue(FallbackReasons).contains(reasons)
     window.setTagValue(FallbackReasons, reasons)
     if (!alreadyLogged && FastWindowConf.LOG_FALLBACK.get()) {
-      logWarning(s"fastwindow: a window operator stays on Spark's WindowExec: " +
+      val operator = if (window.isInstanceOf[WindowGroupLimit]) "WindowGroupLimitExec" else "WindowExec"
+      logWarning(s"fastwindow: a window operator stays on Spark's $operator: " +
         s"${reasons.map(_.message).mkString("; ")}. Window: ${window.simpleStringWithNodeId()}")
     }
   }
