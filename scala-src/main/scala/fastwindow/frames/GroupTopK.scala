@@ -49,8 +49,8 @@ object RankLimit {
 
 /**
  * The rows of one group that a rank-like limit may keep, found without sorting the group: rows
- * are appended unsorted; once the buffer holds twice what was kept last time (at least twice the
- * limit) it is sorted and cut to what the limit keeps. After a cut that reached the limit, the
+ * are appended unsorted; once the buffer holds `limit` rows (the first time), then twice what was
+ * kept last time (at least twice the limit), it is sorted and cut to what the limit keeps. After a cut that reached the limit, the
  * last kept row is a bound: a row after it in the order (or equal to it, for row_number) can never
  * be kept, so it is refused with one comparison. O(n log k) for n rows and a limit k, where
  * sorting the group takes O(n log n); ties of rank and dense_rank can make the kept set, and the
@@ -65,7 +65,8 @@ final class GroupTopK[T <: AnyRef](
   private var size = 0
   /** The last kept row of a cut that kept the limit's worth, else null. */
   private var bound: T = _
-  private var cutAt = 2 * limit
+  /** The first cut comes as soon as `limit` rows are held, to set the bound early. */
+  private var cutAt = limit
   private var heldBytes = 0L
   private var dropped = new Array[AnyRef](0)
   private var spares = 0
