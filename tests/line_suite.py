@@ -30,32 +30,22 @@ from typing import Any, Dict, List, Optional
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 
-#: For 4.1 and 4.2, between 4.0 (the whole line suite) and the installed 4.3 (everything): every
-#: family and frame kind, random queries (RANGE frames of every key type among them), fallbacks,
-#: the entry routes, and the 4.x types (collations, interval sums); keeps CI near an hour.
+#: For 4.0, 4.1 and 4.2, between 3.5 (the whole line suite) and the installed 4.3 (everything):
+#: every family and frame kind, random queries (RANGE frames of every key type among them),
+#: fallbacks, the entry routes, and the 4.x types (collations, interval sums); keeps CI under an
+#: hour.
 MIDDLE_LINE_SUITE = ["test_ranking.py", "test_offset.py", "test_aggregates.py",
                      "test_random_queries.py", "test_fallback.py",
                      "test_entry_routes.py", "test_mode.py", "test_collations.py",
                      "test_interval_sums.py::test_overflow_matches_spark"]
 
-#: Spark line (or <line>_<scala>) -> pip requirement of its pyspark, the Scala it runs, extra
-#: pip requirements (pandas < 3 where that pyspark predates pandas 3). The newest release of each
-#: line on PyPI. "spark_home": "maven" runs pyspark on a Spark of that Scala from Maven Central
-#: (PyPI's pyspark 3.5 is the Scala 2.12 build; see maven_spark_home); "suite" overrides LINE_SUITE.
-LINES: Dict[str, Dict[str, Any]] = {
-    "3.5": {"pyspark": "pyspark==3.5.*", "scala": "2.12", "extra": "pandas<3"},
-    "3.5_2.13": {"pyspark": "pyspark==3.5.*", "scala": "2.13", "extra": "pandas<3",
-                 "spark_home": "maven",
-                 # The same sources as 3.5_2.12's jar, compiled by Scala 2.13: ranking, the
-                 # aggregates over every frame kind, and random queries (every family) show the
-                 # Scala build links and runs.
-                 "suite": ["test_ranking.py", "test_aggregates.py", "test_random_queries.py"]},
-    "4.0": {"pyspark": "pyspark[connect]==4.0.*", "scala": "2.13", "extra": "pandas<3"},
-    "4.1": {"pyspark": "pyspark[connect]==4.1.*", "scala": "2.13", "extra": "pandas",
-            "suite": MIDDLE_LINE_SUITE},
-    "4.2": {"pyspark": "pyspark[connect]==4.2.*", "scala": "2.13", "extra": "pandas",
-            "suite": MIDDLE_LINE_SUITE},
-}
+#: The hash operators (FastGroupLimit's top-k per group, whole-partition aggregates by hash) and
+#: their sorted paths through Spark's sorter when memory is refused.
+HASH_OPERATOR_TESTS = [
+    "test_group_limit.py::test_top_k_keeps_whole_rows_under_a_total_order",
+    "test_group_limit.py::test_memory_refused_falls_back_to_emitting_and_sorting",
+    "test_hash_window.py::test_every_declarative_aggregate_per_key",
+    "test_hash_window.py::test_memory_refused_falls_back_to_sorting"]
 
 #: What runs on each line: every function family x frame kind x ANSI on/off (on the generated
 #: evaluator; the interpreted twin runs the same Scala algorithms and is covered on the installed
@@ -68,15 +58,41 @@ LINE_SUITE = [
     "test_random_queries.py", "test_fallback.py", "test_entry_routes.py",
     "test_memory_pressure.py", "test_spill.py", "test_distinct.py", "test_mode.py",
     "test_collations.py", "test_interval_sums.py::test_overflow_matches_spark",
-    # The top-k per group (FastGroupLimit), and its sorted path through Spark's sorter.
-    "test_group_limit.py::test_top_k_keeps_whole_rows_under_a_total_order",
-    "test_group_limit.py::test_memory_refused_falls_back_to_emitting_and_sorting",
+    *HASH_OPERATOR_TESTS,
     # Sketches over every frame and type, and the hand-over of unordered values (the wide-frame
     # tests, which take a minute, run on the installed line).
     "test_approx.py::test_approx_count_distinct_of_every_type_over_every_frame",
     "test_approx.py::test_percentile_approx_of_every_type_over_every_frame",
     "test_approx.py::test_percentile_approx_hands_partitions_with_nan_or_negative_zero_to_spark",
 ]
+THREE_FIVE_2_13_SUITE = ["test_ranking.py", "test_aggregates.py", "test_random_queries.py"]
+MEMORY_AND_HASH_SUITE = ["test_memory_pressure.py", "test_spill.py", *HASH_OPERATOR_TESTS]
+
+#: Spark line (or <line>_<scala>) -> pip requirement of its pyspark, the Scala it runs, extra
+#: pip requirements (pandas < 3 where that pyspark predates pandas 3). The newest release of each
+#: line on PyPI. "spark_home": "maven" runs pyspark on a Spark of that Scala from Maven Central
+#: (PyPI's pyspark 3.5 is the Scala 2.12 build; see maven_spark_home); "suite" overrides LINE_SUITE.
+LINES: Dict[str, Dict[str, Any]] = {
+    # The oldest line, with the most shims: the line suite but what 3.5_2.13 runs on the same
+    # Spark (ranking, aggregates over every frame kind, random queries).
+    "3.5": {"pyspark": "pyspark==3.5.*", "scala": "2.12", "extra": "pandas<3",
+            "suite": [t for t in LINE_SUITE if t not in THREE_FIVE_2_13_SUITE]},
+    "3.5_2.13": {"pyspark": "pyspark==3.5.*", "scala": "2.13", "extra": "pandas<3",
+                 "spark_home": "maven",
+                 # The same sources as 3.5_2.12's jar, compiled by Scala 2.13: ranking, the
+                 # aggregates over every frame kind, and random queries (every family) show the
+                 # Scala build links and runs.
+                 "suite": THREE_FIVE_2_13_SUITE},
+    # 4.0 shares its window-evaluation shim with 4.1: the middle-line suite, and memory, spill and
+    # the hash operators, whose shims (row buffer, sorter) are its own.
+    "4.0": {"pyspark": "pyspark[connect]==4.0.*", "scala": "2.13", "extra": "pandas<3",
+            "suite": MIDDLE_LINE_SUITE + MEMORY_AND_HASH_SUITE},
+    "4.1": {"pyspark": "pyspark[connect]==4.1.*", "scala": "2.13", "extra": "pandas",
+            "suite": MIDDLE_LINE_SUITE},
+    "4.2": {"pyspark": "pyspark[connect]==4.2.*", "scala": "2.13", "extra": "pandas",
+            "suite": MIDDLE_LINE_SUITE},
+}
+
 LINE_ENV = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "32"}
 
 

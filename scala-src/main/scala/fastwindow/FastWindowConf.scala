@@ -179,6 +179,25 @@ object FastWindowConf {
       "results, slower.",
     parse = byteSize)
 
+  val HASH_WINDOW_ENABLED: Entry[Boolean] = entry(
+    "spark.fastwindow.hashWindow.enabled",
+    default = true,
+    doc = "Run a window of whole-partition aggregates without ORDER BY whose results do not " +
+      "depend on the order of the rows (count, min and max of non-floating values, integral " +
+      "and decimal sums: sum(v) OVER (PARTITION BY k)) per key in a hash map, in two passes " +
+      "over the task's spillable rows, instead of sorting every row by the keys: no Sort is " +
+      "planned below it, and its output has no order. Off: FastWindow runs it over sorted input.",
+    parse = bool)
+
+  val HASH_WINDOW_MAX_MEMORY_BYTES: Entry[Long] = entry(
+    "spark.fastwindow.hashWindow.maxMemoryBytes",
+    default = 0L,
+    doc = "Most memory (a size: 256m, 1g) one task's per-key aggregates and row groups may " +
+      "take; 0 means no limit but what Spark's memory manager grants. Past it, or when the " +
+      "memory manager refuses, the task sorts its rows with Spark's spilling sorter and runs " +
+      "Spark's own window evaluation over them: the same results, slower.",
+    parse = byteSize)
+
   /** All keys, in declaration (documentation) order. */
   def entries: Seq[Entry[_]] = registered.toSeq
 

@@ -108,7 +108,7 @@ case class HashGroupLimitExec(
       val keyOf = UnsafeProjection.create(keys, childOutput)
       val groups = new TopKPerKey(keyOf, keys.map(_.dataType), rankKind, k, order,
         if (interpreted) None else IntegralOrderBounds(rankOrder, childOutput, rankKind.keepsTies),
-        memory, maxBytes)
+        new MemoryBudget(memory, maxBytes))
       val toUnsafe = UnsafeProjection.create(childOutput, childOutput)
       val rows = input.map {
         case u: UnsafeRow => u

@@ -10,9 +10,9 @@ import fastwindow.frames.{GroupTopK, RankLimit}
 
 /**
  * One task's groups (PARTITION BY keys, numbered by [[GroupIds]]), each with the rows a rank-like
- * limit may keep ([[GroupTopK]]). The rows held are accounted to Spark's memory manager (through
- * [[ColumnMemory]]) and to `maxBytes` (0: no limit); `offer` returns false, without adding the
- * row, when more memory is refused, and the caller decides (emit what is held, or sort instead).
+ * limit may keep ([[GroupTopK]]). The rows held are accounted to the task's [[MemoryBudget]];
+ * `offer` returns false, without adding the row, when more memory is refused, and the caller
+ * decides (emit what is held, or sort instead).
  */
 final class TopKPerKey(
     keyOf: UnsafeProjection,
@@ -21,8 +21,7 @@ final class TopKPerKey(
     limit: Int,
     order: Comparator[UnsafeRow],
     bounds: Option[IntegralOrderBounds],
-    memory: Option[ColumnMemory],
-    maxBytes: Long) {
+    budget: MemoryBudget) {
   import TopKPerKey._
 
   private var ids = GroupIds(keyTypes)
@@ -30,8 +29,6 @@ final class TopKPerKey(
   private var groups = new Array[GroupTopK[UnsafeRow]](16)
   private var count = 0
   private var heldBytes = 0L
-  /** Accounted so far: asking per row would cost more than the rows. */
-  private var reservedBytes = 0L
   private var peakBytes = 0L
 
   def peak: Long = peakBytes
@@ -65,13 +62,7 @@ final class TopKPerKey(
     true
   }
 
-  private def fits(bytes: Long): Boolean =
-    (maxBytes <= 0 || bytes <= maxBytes) && (bytes <= reservedBytes || {
-      val wanted = bytes + math.max(MinReservation, bytes / 4)
-      val granted = memory.forall(_.reserve(wanted))
-      if (granted) reservedBytes = wanted
-      granted
-    })
+  private def fits(bytes: Long): Boolean = budget.fits(bytes)
 
   /** The groups' ids, in no order. */
   def groupIds: Array[Int] = Array.range(0, count)
@@ -95,8 +86,7 @@ final class TopKPerKey(
     groups = new Array[GroupTopK[UnsafeRow]](16)
     count = 0
     heldBytes = 0
-    reservedBytes = 0
-    memory.foreach(_.release())
+    budget.release()
   }
 }
 
@@ -108,7 +98,6 @@ object TopKPerKey {
   private def weigh(row: UnsafeRow): Long = row.getSizeInBytes + 56L
   /** A group: its two array slots, its [[GroupTopK]] and that one's first row array. */
   private val GroupOverhead = 160L
-  private val MinReservation = 1L << 20
   /** A group's entry in [[IntegralOrderBounds]], when there is one. */
   private val BoundBytes = 16L
 }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase, WindowGroupLimitExec, WindowGroupLimitMode}
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
-import fastwindow.exec.{FastWindowExec, HashGroupLimitExec}
+import fastwindow.exec.{FastWindowExec, HashGroupLimitExec, HashWindowAggregateExec}
 import fastwindow.functions.{FramePlanning, WindowSupport}
 import fastwindow.model.FallbackReason
 import fastwindow.planning.{FastWindowStrategy, GroupLimitSupport}
@@ -60,6 +60,9 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
     case f: FastWindowExec => report(f, Nil).copy(metrics = metricsOf(f))
+    case h: HashWindowAggregateExec =>
+      WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
+        h.partitionSpec.map(_.sql), Nil, Nil, metricsOf(h), Some(NoSortByHash))
     case g: HashGroupLimitExec =>
       groupLimit(g.nodeName, g.rankLikeFunction, g.limit, g.mode, g.partitionSpec, g.orderSpec,
         Nil).copy(metrics = metricsOf(g), note = Some(NoSort))
@@ -82,6 +85,10 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   /** Why a FastGroupLimit needs no sort, for the report. */
   val NoSort: String = "no sort below it: each group's top rows are kept in a hash map of " +
     "bounded buffers, O(n log k)"
+
+  /** Why a hash FastWindow needs no sort, for the report. */
+  val NoSortByHash: String = "no sort below it: whole-partition aggregates per key in a hash " +
+    "map, two passes over the task's rows"
 
   private def metricsOf(plan: SparkPlan): Seq[(String, Long)] =
     plan.metrics.toSeq.sortBy(_._1).collect {

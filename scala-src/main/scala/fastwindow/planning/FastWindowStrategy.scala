@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMo
 import org.apache.spark.sql.internal.SQLConf
 
 import fastwindow.FastWindowConf
-import fastwindow.exec.{FastWindowExec, HashGroupLimitExec}
+import fastwindow.exec.{FastWindowExec, HashGroupLimitExec, HashWindowAggregateExec}
 import fastwindow.model.{FallbackReason, WindowPlan}
 
 /**
@@ -22,6 +22,10 @@ import fastwindow.model.{FallbackReason, WindowPlan}
  * it, which is how `fastwindow.explain(df)` and the extended explain find them) and logged at
  * WARN once per node: adaptive re-planning of the same node does not log again. Python UDF
  * windows (`WindowFunctionType.Python`) are never touched.
+ *
+ * A window of whole-partition aggregates without ORDER BY that [[HashWindowSupport]] accepts is
+ * planned on [[HashWindowAggregateExec]] instead (per key by hash, no sort), when
+ * `spark.fastwindow.hashWindow.enabled`.
  *
  * A logical `WindowGroupLimit` (the top-k per group Spark's optimizer infers below a window
  * filtered by a rank-like function) is planned as a final [[HashGroupLimitExec]] over a partial
@@ -46,7 +50,11 @@ object FastWindowStrategy extends SparkStrategy {
         Nil
       } else {
         val exec = FastWindowExec(windowExprs, partitionSpec, orderSpec, planLater(child))
-        exec.support match {
+        if (FastWindowConf.HASH_WINDOW_ENABLED.get() &&
+            HashWindowSupport.accepts(windowExprs, partitionSpec, orderSpec)) {
+          plan.unsetTagValue(FallbackReasons)
+          HashWindowAggregateExec(windowExprs, partitionSpec, exec.child) :: Nil
+        } else exec.support match {
           case Right(windowPlan) =>
             plan.unsetTagValue(FallbackReasons)
             operators(exec, windowPlan, plan.output) :: Nil

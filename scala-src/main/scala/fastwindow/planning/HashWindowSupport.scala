@@ -1,0 +1,82 @@
+package fastwindow.planning
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, Literal, NamedExpression, SortOrder, SpecifiedWindowFrame, UnboundedFollowing, UnboundedPreceding, UnsafeRow, WindowExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Average, BitAndAgg, BitOrAgg, BitXorAgg, Count, DeclarativeAggregate, Max, Min, Sum}
+import org.apache.spark.sql.types._
+
+/**
+ * Whether a window can run on [[fastwindow.exec.HashWindowAggregateExec]], per key without
+ * sorting: it has PARTITION BY keys (all [[HashableKeys.hashable]]) and no ORDER BY, and every
+ * expression is a deterministic, non-DISTINCT, unfiltered declarative aggregate whose result does
+ * not depend on the order of the rows (count, min, max, integral and decimal sums, ...) over the
+ * whole partition (or an expression of one's result alone), whose aggregation buffer Spark can update in place
+ * (fixed-width fields). Other windows run on `FastWindowExec` as before: this is not a fallback
+ * to Spark, only a choice between two fastwindow operators.
+ */
+object HashWindowSupport {
+
+  def accepts(windowExpression: Seq[NamedExpression], partitionSpec: Seq[Expression],
+      orderSpec: Seq[SortOrder]): Boolean =
+    orderSpec.isEmpty && partitionSpec.nonEmpty && partitionSpec.forall(HashableKeys.hashable) &&
+      windowExpression.forall(wholePartitionAggregate)
+
+  /**
+   * One aggregate over the whole partition, possibly under expressions of its result alone (Spark's
+   * `DecimalAggregates` rewrites `avg(decimal)` into a division of an unscaled average).
+   */
+  private def wholePartitionAggregate(e: NamedExpression): Boolean = e match {
+    case Alias(child, _) =>
+      val windows = child.collect { case w: WindowExpression => w }
+      val aroundIt = child.transformDown { case w: WindowExpression => Literal(null, w.dataType) }
+      windows.size == 1 && aroundIt.references.isEmpty && child.deterministic &&
+        wholePartitionAggregate(windows.head)
+    case _ => false
+  }
+
+  private def wholePartitionAggregate(w: WindowExpression): Boolean = w match {
+    case WindowExpression(ae: AggregateExpression, spec) =>
+      val whole = spec.orderSpec.isEmpty && (spec.frameSpecification match {
+        case SpecifiedWindowFrame(_, UnboundedPreceding, UnboundedFollowing) => true
+        case _ => false
+      })
+      whole && !ae.isDistinct && ae.filter.isEmpty && (ae.aggregateFunction match {
+        case d: DeclarativeAggregate =>
+          orderFree(d) && d.aggBufferAttributes.forall(a => UnsafeRow.isMutable(a.dataType))
+        case _ => false
+      })
+    case _ => false
+  }
+
+  /**
+   * Whether the aggregate's result is the same in every order of the group's rows. Spark adds a
+   * group's rows in the order its sort leaves them, which is not always the input order (its
+   * in-memory sorter moves rows to make room for NULL keys), so first/last, floating-point
+   * sums and moments, and min/max of floats (0.0 and -0.0 tie) stay on the sorted operator.
+   * Decimal sums of up to 28 digits are exact in their 38-digit buffer; integral sums are
+   * watched by [[fastwindow.exec.IntegralSumGuard]] (overflow under ANSI or TRY depends on order).
+   */
+  private def orderFree(f: DeclarativeAggregate): Boolean = f match {
+    case _: Count | _: BitAndAgg | _: BitOrAgg | _: BitXorAgg => true
+    case m: Min => !floating(m.child.dataType)
+    case m: Max => !floating(m.child.dataType)
+    case s: Sum => integral(s.child.dataType) || exactDecimal(s.child.dataType)
+    case a: Average => exactDecimal(a.child.dataType)
+    case _ => false
+  }
+
+  /** The inputs of the integral sums among `aggregates`, which the operator guards. */
+  def integralSumInputs(aggregates: Seq[DeclarativeAggregate]): Seq[Expression] =
+    aggregates.collect { case s: Sum if integral(s.child.dataType) => s.child }
+
+  private def floating(t: DataType): Boolean = t == FloatType || t == DoubleType
+
+  private def integral(t: DataType): Boolean = t match {
+    case ByteType | ShortType | IntegerType | LongType => true
+    case _ => false
+  }
+
+  private def exactDecimal(t: DataType): Boolean = t match {
+    case d: DecimalType => d.precision <= 28
+    case _ => false
+  }
+}

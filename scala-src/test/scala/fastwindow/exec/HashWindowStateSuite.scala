@@ -1,0 +1,91 @@
+package fastwindow.exec
+
+import scala.util.Random
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Add, BoundReference, Literal, MutableProjection}
+import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.types.{IntegerType, LongType}
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * The per-task state of the hash window: [[IntegralSumGuard]] against the exact (BigInt) sums of
+ * the positive and negative values of each group, and [[AggregatesPerKey]] (a count per key)
+ * against a map, with its memory refusal leaving nothing changed.
+ */
+class HashWindowStateSuite extends AnyFunSuite {
+
+  /** Rows of (key: int, value: long). */
+  private val toRow = UnsafeProjection.create(Seq(
+    BoundReference(0, IntegerType, nullable = true), BoundReference(1, LongType, nullable = true)))
+  private def row(key: Integer, value: java.lang.Long): UnsafeRow =
+    toRow(InternalRow(key, value)).copy()
+
+  private def guard = new IntegralSumGuard(
+    UnsafeProjection.create(Seq(BoundReference(1, LongType, nullable = true))), Array(8))
+
+  test("the guard trips exactly when a group's positive or negative values leave the long range") {
+    val random = new Random(7)
+    for (trial <- 0 until 200) {
+      val groups = 1 + random.nextInt(4)
+      val scale = if (trial % 2 == 0) Long.MaxValue / 3 else Long.MaxValue / 50
+      val values = Seq.fill(1 + random.nextInt(12)) {
+        (random.nextInt(groups), if (random.nextInt(10) == 0) null
+          else java.lang.Long.valueOf(((random.nextDouble() * 2 - 1) * scale).toLong))
+      }
+      val g = guard
+      values.foreach { case (group, v) => g.add(group, row(group, v)) }
+      val expected = values.filter(_._2 != null).groupBy(_._1).values.exists { vs =>
+        val (pos, neg) = vs.map(v => BigInt(v._2.longValue)).partition(_ >= 0)
+        pos.sum > Long.MaxValue || neg.sum < Long.MinValue
+      }
+      assert(g.mayOverflow == expected, values)
+    }
+  }
+
+  test("the guard trips when some order could overflow, though this one does not") {
+    // MaxValue + 1 - 1: Spark's order could overflow, so the guard must trip.
+    val g = guard
+    Seq(Long.MaxValue, 1L, -1L).foreach(v => g.add(0, row(0, v)))
+    assert(g.mayOverflow)
+    val fits = guard
+    Seq(Long.MaxValue - 1, 1L, Long.MinValue).foreach(v => fits.add(0, row(0, v)))
+    assert(!fits.mayOverflow)
+  }
+
+  /** A count per key: buffer (count: long), update count + 1. */
+  private def counts(budget: MemoryBudget): AggregatesPerKey = {
+    val count = BoundReference(0, LongType, nullable = false)
+    val update = MutableProjection.create(Seq(Add(count, Literal(1L))))
+    new AggregatesPerKey(
+      UnsafeProjection.create(Seq(BoundReference(0, IntegerType, nullable = true))),
+      Seq(IntegerType),
+      UnsafeProjection.create(Seq(Literal(0L)))(InternalRow.empty).copy(), update, None, budget)
+  }
+
+  private def countOf =
+    UnsafeProjection.create(Seq(BoundReference(0, LongType, nullable = false)))
+
+  test("rows are counted per key, NULL a key of its own, and each row knows its group") {
+    val keys: Seq[Integer] = Seq.fill(5000)(Random.nextInt(300)).map(k =>
+      if (k == 0) null else Integer.valueOf(k))
+    val state = counts(new MemoryBudget(None, 0))
+    keys.foreach(k => assert(state.add(row(k, 1L))))
+    val results = state.results(countOf)
+    assert(state.groupCount == keys.distinct.size)
+    val expected = keys.groupBy(identity).map { case (k, v) => k -> v.size.toLong }
+    keys.zipWithIndex.foreach { case (k, i) =>
+      assert(results(state.groupOf(i)).getLong(0) == expected(k))
+    }
+  }
+
+  test("a refused row changes nothing, and the budget is the cap") {
+    val state = counts(new MemoryBudget(None, 3000))
+    var added = 0
+    while (state.add(row(added, 1L))) added += 1
+    assert(added > 0 && added < 100, added)
+    val results = state.results(countOf)
+    assert(state.groupCount == added && results.forall(_.getLong(0) == 1L))
+    assert(state.peak <= 3000)
+  }
+}

@@ -1,0 +1,215 @@
+"""Whole-partition aggregates without ORDER BY, per key without a sort, against Spark.
+
+``sum(v) OVER (PARTITION BY k)`` and its kin need no order: Spark sorts every row of the task by
+the keys only to find where each group starts. fastwindow plans its hash window there
+(``HashWindowAggregateExec``, shown as ``FastWindow`` "by hash, no sort"): one pass adds each row
+to its key's aggregation buffer and keeps the row in Spark's spillable buffer, a second emits the
+rows joined to their group's results. Only aggregates whose result does not depend on the order
+of a group's rows run there. Every query runs with fastwindow on and off, on both evaluators, and
+must give the same rows.
+"""
+
+import pytest
+from helpers import assert_rows_equal, assert_same_as_spark, run
+
+NO_SORT = "no sort below it: whole-partition aggregates"
+
+
+def hash_windows(spark, query):
+    fast = run(spark, query, fastwindow_on=True)
+    return fast, [r for r in fast.reports if NO_SORT in (r.note or "")]
+
+
+def whole(aggregates, partition="p", table="t", columns="id"):
+    over = f"over (partition by {partition})"
+    exprs = ", ".join(f"{a} {over} a{k}" for k, a in enumerate(aggregates))
+    return f"select {columns}, {exprs} from {table}"
+
+
+#: Aggregates whose result does not depend on the order of a group's rows.
+AGGREGATES = ["count(*)", "count(i)", "count(s, bo)", "sum(i)", "sum(l)", "sum(sh)", "sum(by)",
+              "sum(dec)", "avg(cast(dec as decimal(28, 4)))", "min(i)", "max(l)", "min(dec)",
+              "max(dec)", "min(bigdec)", "min(dt)", "max(ts)", "max(ntz)",
+              "bool_and(bo)", "bool_or(bo)", "count_if(bo)", "bit_xor(by)", "bit_and(l)",
+              "bit_or(i)", "max(bo)"]
+
+#: Spark adds a group's rows in the order its sort leaves them, which is not the input order (its
+#: in-memory sorter moves rows to make room for NULL keys): these depend on that order, or their
+#: overflow could (38-digit decimal sums), so they stay on FastWindow over sorted input.
+ORDER_DEPENDENT = ["first(l)", "last(d)", "first(i, true)", "sum(d)", "avg(d)", "avg(i)",
+                   "stddev(i)", "min(d)", "max(f)", "sum(bigdec)", "avg(bigdec)", "max_by(id, g)",
+                   "avg(dec)"]
+
+
+@pytest.mark.parametrize("ansi", [False, True])
+def test_every_declarative_aggregate_per_key(spark, ansi):
+    query = whole(AGGREGATES)
+    fast, hashed = hash_windows(spark, query)
+    assert hashed and "Sort " not in fast.plan, fast.plan
+    assert_same_as_spark(spark, query, ansi=ansi)
+
+
+@pytest.mark.parametrize("partition", ["g", "l", "s", "dt", "ts", "dec", "bigdec", "bo", "bin",
+                                       "p, s", "p % 3", "coalesce(p, -1) + g",
+                                       # Spark normalizes floating keys (-0.0, NaNs) first.
+                                       "d", "f", "p, d"])
+def test_each_partition_key_type(spark, partition):
+    query = whole(["sum(l)", "count(*)", "max(dt)", "min(id)"], partition=partition)
+    fast, hashed = hash_windows(spark, query)
+    assert hashed, fast.plan
+    assert_same_as_spark(spark, query)
+
+
+def test_share_of_total_and_a_ranked_window_above(spark):
+    # The hash window's output has no order: the window above sorts it, and the filter and
+    # expressions on its results see the same values.
+    query = """select p, id, share, row_number() over (partition by p order by share, id) rn
+               from (select p, id, l / sum(l) over (partition by p) share,
+                            count(*) over (partition by p) n from t) where n > 1"""
+    fast, hashed = hash_windows(spark, query)
+    assert hashed, fast.plan
+    assert_same_as_spark(spark, query)
+
+
+def test_frames_spelled_out_and_several_windows(spark):
+    query = """select id, sum(i) over (partition by p rows between unbounded preceding
+                                       and unbounded following) a,
+                      max(i) over (partition by p range between unbounded preceding
+                                   and unbounded following) b,
+                      count(*) over (partition by g) c, max(l) over (partition by p, g) e
+               from t"""
+    fast, hashed = hash_windows(spark, query)
+    assert len(hashed) == 3, fast.plan
+    assert_same_as_spark(spark, query)
+
+
+@pytest.mark.parametrize("aggregate", ORDER_DEPENDENT)
+def test_order_dependent_aggregates_stay_on_the_sorted_operator(spark, aggregate):
+    query = whole([aggregate, "count(*)"])
+    fast, hashed = hash_windows(spark, query)
+    assert not hashed and "Sort " in fast.plan, fast.plan
+    assert_same_as_spark(spark, query)
+
+
+@pytest.mark.parametrize("query,why", [
+    # Not per key without order: these stay on FastWindow over sorted input.
+    ("select id, sum(i) over (partition by p order by id) a from t", "ORDER BY"),
+    ("select id, count(*) over () a from t", "no PARTITION BY"),
+    ("select id, sum(distinct i) over (partition by p) a from t", "DISTINCT"),
+    ("select id, max(s) over (partition by p) a from t", "a string buffer"),
+    ("select id, collect_list(i) over (partition by p) a from t", "an imperative aggregate"),
+    ("select id, count(*) over (partition by arr) a from t", "a nested key"),
+    ("select id, sum(i) over (partition by p rows between 1 preceding and 1 following) a "
+     "from t", "a sliding frame"),
+])
+def test_other_windows_stay_on_the_sorted_operator(spark, query, why):
+    fast, hashed = hash_windows(spark, query)
+    assert not hashed, (why, fast.plan)
+    assert_same_as_spark(spark, query)
+
+
+def test_overflow_under_ansi_matches_spark(spark):
+    # The per-key sums add the rows in Spark's order, so they overflow (or wrap) where Spark's do.
+    query = ("select id, sum(x) over (partition by p) s from (select p, id, case when id % 2 = 0 "
+             "then 4611686018427387904 else -1 end x from t)")
+    assert_same_as_spark(spark, query, ansi=False)
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    try:
+        outcomes = []
+        for on in (True, False):
+            try:
+                run(spark, query, fastwindow_on=on)
+                outcomes.append("no error")
+            except Exception as exc:  # noqa: BLE001 - the error is what is compared
+                outcomes.append("overflow" if "ARITHMETIC_OVERFLOW" in str(exc) else str(exc))
+        assert outcomes == ["overflow", "overflow"], outcomes
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
+def test_empty_input(spark):
+    assert assert_same_as_spark(spark, whole(["sum(i)", "count(*)"], table="empty_t"),
+                                empty_input=True) == []
+
+
+@pytest.fixture(scope="module")
+def skewed(spark_session):
+    """One hot key (20k rows), 2000 small keys, a NULL key, and 30k keys of one row each."""
+    spark_session.range(0, 60000, 1, 3).selectExpr(
+        "case when id < 20000 then 0 when id < 28000 then 1 + id % 2000 "
+        "when id < 30000 then null else id end as k",
+        "id", "cast(pmod(xxhash64(id), 1000) as int) as v",
+        "pmod(xxhash64(id, 1), 100000) / 7.0bd as x",
+    ).createOrReplaceTempView("skewed_whole")
+    yield "skewed_whole"
+
+
+@pytest.mark.parametrize("aqe", ["true", "false"])
+def test_skewed_hot_and_distinct_keys(spark, skewed, aqe):
+    spark.conf.set("spark.sql.adaptive.enabled", aqe)
+    try:
+        query = whole(["sum(v)", "min(x)", "count(*)", "min(id)", "max(id)", "max(v)"],
+                      partition="k", table=skewed,
+                      columns="k, id, try_divide(v, sum(v) over (partition by k)) share")
+        fast, hashed = hash_windows(spark, query)
+        assert hashed and "Sort " not in fast.plan, fast.plan
+        assert_same_as_spark(spark, query)
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+
+
+def test_memory_refused_falls_back_to_sorting(spark, skewed):
+    # A budget of a few groups: each task gives its rows to Spark's sorter and Spark's own
+    # window evaluation; the results are the same.
+    spark.conf.set("spark.fastwindow.hashWindow.maxMemoryBytes", "2k")
+    try:
+        query = whole(["sum(v)", "count(*)", "max(id)"], partition="k", table=skewed)
+        assert_same_as_spark(spark, query)
+        fast, hashed = hash_windows(spark, query)
+        assert hashed and hashed[0].metrics.get("numSortedTasks", 0) > 0, hashed
+    finally:
+        spark.conf.unset("spark.fastwindow.hashWindow.maxMemoryBytes")
+
+
+def test_hash_window_can_be_switched_off(spark):
+    spark.conf.set("spark.fastwindow.hashWindow.enabled", "false")
+    try:
+        query = whole(["sum(i)", "count(*)"])
+        fast, hashed = hash_windows(spark, query)
+        assert not hashed and any(r.operator == "FastWindow" for r in fast.reports), fast.plan
+        assert_same_as_spark(spark, query)
+    finally:
+        spark.conf.unset("spark.fastwindow.hashWindow.enabled")
+
+
+def test_no_sort_in_the_plan_and_spark_sorts(spark, skewed):
+    query = whole(["sum(v)", "count(*)"], partition="k", table=skewed)
+    fast, hashed = hash_windows(spark, query)
+    assert "by hash, no sort" in fast.plan and "Sort " not in fast.plan, fast.plan
+    assert hashed[0].metrics.get("numWindowPartitions", 0) == 32002, hashed[0].metrics
+    vanilla = run(spark, query, fastwindow_on=False)
+    assert "Sort " in vanilla.plan
+    assert_rows_equal(fast.rows, vanilla.rows)
+
+
+def test_rows_spill_at_sparks_thresholds_and_a_failing_task_releases_memory(spark):
+    # The task's rows wait in Spark's window buffer, which spills at WindowExec's thresholds; an
+    # ANSI overflow after it spilled leaves no execution memory reserved.
+    query = ("select id, sum(case when id in ({big}) then 9223372036854775807 else id end) "
+             "over (partition by id % 2) s from range(0, 20000)")
+    confs = {"spark.sql.windowExec.buffer.in.memory.threshold": "100",
+             "spark.sql.windowExec.buffer.spill.threshold": "300"}
+    for k, v in confs.items():
+        spark.conf.set(k, v)
+    try:
+        assert_same_as_spark(spark, query.format(big="-1"))
+        fast, hashed = hash_windows(spark, query.format(big="-1"))
+        assert hashed and hashed[0].metrics.get("spillSize", 0) > 0, hashed
+        spark.conf.set("spark.sql.ansi.enabled", "true")
+        with pytest.raises(Exception, match="ARITHMETIC_OVERFLOW"):
+            spark.sql(query.format(big="9000, 9002")).collect()
+        jvm = spark.sparkContext._jvm
+        assert jvm.org.apache.spark.sql.fastwindow.TaskMemory.executionMemoryUsed() == 0
+    finally:
+        for k in [*confs, "spark.sql.ansi.enabled"]:
+            spark.conf.unset(k)
