@@ -83,17 +83,11 @@ def test_spill_thresholds_apply_to_buffered_partitions(spark):
     spark.createDataFrame([(1, "1"), (2, "2"), (1, "3"), (2, "4")], "key int, value string") \
         .createOrReplaceTempView("spill_kv")
     query = "select key, sum(value) over (partition by key) s from spill_kv"
-    # FastWindow buffering each partition, and the hash window (no sort) holding the task's rows
-    # in the same buffer.
-    previous = _set(spark, {**TINY_BUFFER, "spark.fastwindow.hashWindow.enabled": "false"})
+    previous = _set(spark, TINY_BUFFER)
     try:
         assert_same_as_spark(spark, query, key="key")
         metrics = _metrics(spark, query)
         assert metrics.get("spillSize", 0) > 0 and metrics.get("numBufferedPartitions") == 2, metrics
-        spark.conf.set("spark.fastwindow.hashWindow.enabled", "true")
-        assert_same_as_spark(spark, query, key="key")
-        metrics = _metrics(spark, query)
-        assert metrics.get("spillSize", 0) > 0 and metrics.get("numWindowPartitions") == 2, metrics
     finally:
         _restore(spark, previous)
 

@@ -77,20 +77,13 @@ def _create_view(spark) -> None:
     """)
 
 
-#: These tests are about FastWindow's buffered partitions; whole-partition aggregates without
-#: ORDER BY run on the hash window otherwise (its spill and memory: tests/test_hash_window.py).
-HASH_WINDOW = "spark.fastwindow.hashWindow.enabled"
-
-
 @pytest.fixture
 def spilling(spark):
     _create_view(spark)
     spark.conf.set("spark.fastwindow.streaming.maxPendingRows", "16")
-    spark.conf.set(HASH_WINDOW, "false")
     _force_spill(spark, True)
     yield spark
     _force_spill(spark, False)
-    spark.conf.unset(HASH_WINDOW)
     spark.conf.unset("spark.fastwindow.streaming.maxPendingRows")
 
 
@@ -158,9 +151,7 @@ HANDED_OVER = dict({k: v for k, v in BUFFERED.items()
 def limited(spark):
     _create_view(spark)
     spark.conf.set("spark.fastwindow.streaming.maxPendingRows", "16")
-    spark.conf.set(HASH_WINDOW, "false")
     yield spark
-    spark.conf.unset(HASH_WINDOW)
     spark.conf.unset("spark.fastwindow.streaming.maxPendingRows")
 
 

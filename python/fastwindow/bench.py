@@ -110,6 +110,10 @@ WORKLOADS: List[Workload] = [
     # Share of the group's total (TPC-DS q12/q20/q98): whole-partition aggregates.
     Workload("share_of_total", "whole",
              ["v / sum(v) OVER ({p})", "count(*) OVER ({p})"]),
+    # The same by a string key, which Spark sorts by comparisons (fastwindow: per key by hash).
+    Workload("share_by_name", "whole",
+             ["v / sum(v) OVER (PARTITION BY cast(p AS string))",
+              "count(*) OVER (PARTITION BY cast(p AS string))"]),
     Workload("lag_lead", "offset", ["lag(v) OVER ({w})", "lead(v, 2) OVER ({w})"]),
     Workload("running_sum", "running",
              ["sum(v) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"]),

@@ -184,9 +184,10 @@ object FastWindowConf {
     default = true,
     doc = "Run a window of whole-partition aggregates without ORDER BY whose results do not " +
       "depend on the order of the rows (count, min and max of non-floating values, integral " +
-      "and decimal sums: sum(v) OVER (PARTITION BY k)) per key in a hash map, in two passes " +
-      "over the task's spillable rows, instead of sorting every row by the keys: no Sort is " +
-      "planned below it, and its output has no order. Off: FastWindow runs it over sorted input.",
+      "and decimal sums: sum(v) OVER (PARTITION BY k)), by keys Spark sorts by comparisons " +
+      "(strings, binary, several keys), per key in a hash map, in two passes over the task's " +
+      "spillable rows, instead of sorting every row by the keys: no Sort is planned below it, " +
+      "and its output has no order. Off: FastWindow runs it over sorted input.",
     parse = bool)
 
   val HASH_WINDOW_MAX_MEMORY_BYTES: Entry[Long] = entry(
