@@ -13,7 +13,6 @@ import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
 import fastwindow.FastWindowConf
 import fastwindow.FastWindowConf.CodegenMode
-import fastwindow.planning.HashWindowSupport
 
 /**
  * A window of whole-partition aggregates without ORDER BY (`sum(v) OVER (PARTITION BY k)`,
@@ -76,7 +75,7 @@ case class HashWindowAggregateExec(
     val aggs = aggregates
     val bufferAttrs = aggs.flatMap(_.aggBufferAttributes)
     val initial = aggs.flatMap(_.initialValues)
-    val sumInputs = HashWindowSupport.integralSumInputs(aggs)
+    val sumInputs = IntegralSumGuard.inputsOf(aggs)
     val updates = aggs.flatMap(_.updateExpressions)
     // Each output: its aggregate's result, under what Spark's optimizer put around it, if anything.
     val evaluations = windowExpression.map(_.children.head.transformDown {

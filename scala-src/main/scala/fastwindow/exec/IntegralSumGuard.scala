@@ -1,6 +1,8 @@
 package fastwindow.exec
 
-import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate, Sum}
+import org.apache.spark.sql.types.{ByteType, DataType, IntegerType, LongType, ShortType}
 
 /**
  * Whether a group's integral sums are the same in every order of its rows. Spark adds a group's
@@ -39,5 +41,16 @@ final class IntegralSumGuard(inputs: UnsafeProjection, widths: Array[Int]) {
       }
       k += 1
     }
+  }
+}
+
+object IntegralSumGuard {
+  /** The inputs of the integral sums among `aggregates`: what a guard watches. */
+  def inputsOf(aggregates: Seq[DeclarativeAggregate]): Seq[Expression] =
+    aggregates.collect { case s: Sum if integral(s.child.dataType) => s.child }
+
+  private def integral(t: DataType): Boolean = t match {
+    case ByteType | ShortType | IntegerType | LongType => true
+    case _ => false
   }
 }

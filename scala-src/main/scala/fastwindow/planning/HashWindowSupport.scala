@@ -85,10 +85,6 @@ object HashWindowSupport {
     case _ => false
   }
 
-  /** The inputs of the integral sums among `aggregates`, which the operator guards. */
-  def integralSumInputs(aggregates: Seq[DeclarativeAggregate]): Seq[Expression] =
-    aggregates.collect { case s: Sum if integral(s.child.dataType) => s.child }
-
   private def floating(t: DataType): Boolean = t == FloatType || t == DoubleType
 
   private def integral(t: DataType): Boolean = t match {
