@@ -109,7 +109,8 @@ case class HashWindowAggregateExec(
           MutableProjection.create(updates, bufferAttrs ++ childOutput)
         }
       val guard = if (sumInputs.isEmpty) None else Some(new IntegralSumGuard(
-        project(sumInputs, childOutput), sumInputs.map(e => GroupIds.integralWidth(e.dataType)).toArray))
+        project(sumInputs, childOutput), sumInputs.map(e => GroupIds.integralWidth(e.dataType))
+          .toArray))
       val state = new AggregatesPerKey(project(keys, childOutput), keys.map(_.dataType),
         project(initial, Nil)(InternalRow.empty).copy(), update, guard,
         new MemoryBudget(TaskMemory.manager.map(new ColumnMemory(_)), maxBytes))
@@ -135,8 +136,9 @@ case class HashWindowAggregateExec(
       }
       val result: Iterator[InternalRow] = if (refused == null && !state.mayOverflow) {
         partitions += state.groupCount
-        HashWindowAggregateExec.joinResults(buffer.iterator, state,
-          state.results(project(evaluations, bufferAttrs)), project(out, childOutput ++ resultAttrs))
+        val results = state.results(project(evaluations, bufferAttrs))
+        HashWindowAggregateExec.joinResults(buffer.iterator, state, results,
+          project(out, childOutput ++ resultAttrs))
       } else {
         sortedTasks += 1
         val sorter = sorting.createSorter()
