@@ -169,15 +169,23 @@ object FastWindowConf {
       "window above needs.",
     parse = bool)
 
-  val GROUP_LIMIT_MAX_MEMORY_BYTES: Entry[Long] = entry(
-    "spark.fastwindow.groupLimit.maxMemoryBytes",
+  /**
+   * The per-task memory cap of a hash operator (what it `holds`, what it does `whenRefused`), 0
+   * by default: no cap but what Spark's memory manager grants.
+   */
+  private def memoryCap(key: String, holds: String, whenRefused: String): Entry[Long] = entry(
+    key,
     default = 0L,
-    doc = "Most memory (a size: 256m, 1g) one task's FastGroupLimit may hold in kept rows; 0 " +
-      "means no limit but what Spark's memory manager grants. Past it, or when the memory " +
-      "manager refuses, the partial top-k (before the shuffle) emits what it holds and starts " +
-      "over, and the final one sorts its rows with Spark's spilling sorter instead: the same " +
+    doc = s"Most memory (a size: 256m, 1g) $holds; 0 means no limit but what Spark's memory " +
+      s"manager grants. Past it, or when the memory manager refuses, $whenRefused: the same " +
       "results, slower.",
     parse = byteSize)
+
+  val GROUP_LIMIT_MAX_MEMORY_BYTES: Entry[Long] = memoryCap(
+    "spark.fastwindow.groupLimit.maxMemoryBytes",
+    holds = "one task's FastGroupLimit may hold in kept rows",
+    whenRefused = "the partial top-k (before the shuffle) emits what it holds and starts over, " +
+      "and the final one sorts its rows with Spark's spilling sorter instead")
 
   val HASH_WINDOW_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.hashWindow.enabled",
@@ -190,14 +198,11 @@ object FastWindowConf {
       "and its output has no order. Off: FastWindow runs it over sorted input.",
     parse = bool)
 
-  val HASH_WINDOW_MAX_MEMORY_BYTES: Entry[Long] = entry(
+  val HASH_WINDOW_MAX_MEMORY_BYTES: Entry[Long] = memoryCap(
     "spark.fastwindow.hashWindow.maxMemoryBytes",
-    default = 0L,
-    doc = "Most memory (a size: 256m, 1g) one task's per-key aggregates and row groups may " +
-      "take; 0 means no limit but what Spark's memory manager grants. Past it, or when the " +
-      "memory manager refuses, the task sorts its rows with Spark's spilling sorter and runs " +
-      "Spark's own window evaluation over them: the same results, slower.",
-    parse = byteSize)
+    holds = "one task's per-key aggregates and row groups may take",
+    whenRefused = "the task sorts its rows with Spark's spilling sorter and runs Spark's own " +
+      "window evaluation over them")
 
   /** All keys, in declaration (documentation) order. */
   def entries: Seq[Entry[_]] = registered.toSeq
