@@ -39,9 +39,11 @@ final class TopKPerKey(
     val key = keyOf(row)
     val id = ids.find(key)
     if (id >= 0) {
-      if (bounds.exists(_.refuses(id, row))) return true
       val group = groups(id)
-      if (!group.admits(row)) return true
+      // The bounds mirror each group's bound: where they exist, they alone decide, and the
+      // group's own comparison (which follows its bound row's bytes) is not made again.
+      val admitted = if (bounds.isDefined) !bounds.get.refuses(id, row) else group.admits(row)
+      if (!admitted) return true
       val before = group.bytes
       if (!fits(heldBytes + weigh(row))) return false
       group.add(row)

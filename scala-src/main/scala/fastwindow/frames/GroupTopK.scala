@@ -68,8 +68,10 @@ final class GroupTopK[T <: AnyRef](
   /** The first cut comes as soon as `limit` rows are held, to set the bound early. */
   private var cutAt = limit
   private var heldBytes = 0L
-  private var dropped = new Array[AnyRef](0)
+  private var dropped = GroupTopK.NoRows
   private var spares = 0
+  /** row_number <= 1: one row per group, replaced by each row that comes before it. */
+  private val keepsOne = limit == 1 && rank == RankLimit.RowNumber
 
   def bytes: Long = heldBytes
 
@@ -84,6 +86,15 @@ final class GroupTopK[T <: AnyRef](
 
   /** Adds a copy of a row `admits` accepted, made by `copy` into a dropped row when there is one. */
   def add(row: T): Unit = {
+    if (keepsOne && size == 1) {
+      // The one row kept so far is the bound, and `row` comes before it: `row` replaces it, in
+      // its buffer. (Latest row per key: no sort, no spare rows.)
+      heldBytes -= weigh(bound)
+      bound = copy(row, bound)
+      rows(0) = bound
+      heldBytes += weigh(bound)
+      return
+    }
     if (size == rows.length) rows = java.util.Arrays.copyOf(rows, size * 2)
     val spare = if (spares > 0) { spares -= 1; dropped(spares).asInstanceOf[T] } else null.asInstanceOf[T]
     if (spare != null) heldBytes -= weigh(spare)
@@ -141,4 +152,9 @@ final class GroupTopK[T <: AnyRef](
       while (i < kept) { if (order.compare(sorted(i), sorted(i - 1)) != 0) distinct += 1; i += 1 }
       distinct >= limit
   }
+}
+
+private object GroupTopK {
+  /** Shared by every group until it drops a row (a group often never does). */
+  val NoRows = new Array[AnyRef](0)
 }
