@@ -52,7 +52,8 @@ final class EvaluatorFactory private (
       val (operator, ops) = source.get.instantiate(columns)
       AlgorithmIsolation.newEvaluator(operator, plan, layout, columns, ops)
     } else {
-      new KernelEvaluator(plan, layout, columns, InterpretedOps(opsPlan, columns), generated = false)
+      new KernelEvaluator(plan, layout, columns, InterpretedOps(opsPlan, columns),
+        generated = false, _ => null)
     }
   }
 }

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import fastwindow.columns.{Column, ColumnLayout}
 import fastwindow.frames.PeerGroups
 import fastwindow.functions.WindowSupport
+import fastwindow.kernels.Kernel
 import fastwindow.model.WindowPlan
 import fastwindow.ops.OpsSet
 
@@ -62,12 +63,25 @@ final class KernelEvaluator(
     layout: ColumnLayout,
     columns: Array[Column],
     ops: OpsSet,
-    val generated: Boolean) extends WindowEvaluator {
+    val generated: Boolean,
+    functionLoader: Int => ClassLoader) extends WindowEvaluator {
 
   private val peers = new PeerGroups(plan.needsPeers)
-  private val kernels = WindowSupport.kernels(plan, ops, peers)
+  private val kernels = Array.tabulate(plan.functions.length)(kernelOf)
   /** The kernels that read each row as it is ingested (whole-partition aggregates). */
   private val ingesting = kernels.filter(_.readsOnIngest)
+
+  /**
+   * Function k's kernel, built by its own copy of the algorithm classes where it has one
+   * ([[AlgorithmIsolation]]; null: this copy).
+   */
+  private def kernelOf(k: Int): Kernel = functionLoader(k) match {
+    case null => WindowSupport.kernel(plan, k, ops, peers)
+    case loader =>
+      loader.loadClass(WindowSupport.getClass.getName.stripSuffix("$"))
+        .getMethod("kernel", classOf[WindowPlan], Integer.TYPE, classOf[OpsSet], classOf[PeerGroups])
+        .invoke(null, plan, Int.box(k), ops, peers).asInstanceOf[Kernel]
+  }
   private val extractor = if (layout.columns.isEmpty) None else Some(ops.extractor)
   private val peerKeys = ops.peerKeys
   private val tracksPeers = plan.needsPeers
@@ -98,6 +112,12 @@ final class KernelEvaluator(
     kernels.foreach(_.startPartition())
   }
 
+  // As for `write` below: the first ingesting kernels each from a call site of its own.
+  private val in0 = ingesting.lift(0).orNull
+  private val in1 = ingesting.lift(1).orNull
+  private val in2 = ingesting.lift(2).orNull
+  private val moreIngesting = ingesting.drop(3)
+
   override def ingest(row: InternalRow): Unit = {
     val r = rows
     if (r == capacity) {
@@ -108,10 +128,19 @@ final class KernelEvaluator(
     if (extractor.isDefined) extractor.get.extract(row, r)
     if (tracksPeers) peers.ingested(r, peerKeys)
     rows = r + 1
-    var k = 0
-    while (k < ingesting.length) {
-      ingesting(k).ingested(r)
-      k += 1
+    if (in0 != null) {
+      in0.ingested(r)
+      if (in1 != null) {
+        in1.ingested(r)
+        if (in2 != null) {
+          in2.ingested(r)
+          var k = 0
+          while (k < moreIngesting.length) {
+            moreIngesting(k).ingested(r)
+            k += 1
+          }
+        }
+      }
     }
   }
 
@@ -124,7 +153,8 @@ final class KernelEvaluator(
 
   // The first kernels are called each from a call site of its own (a loop would call them all
   // from one): in the operator's own copy of this class (see AlgorithmIsolation) each such site
-  // sees one kernel class, so the JIT inlines the kernel, and through it the generated ops.
+  // sees one kernel class (each function's own copy), so the JIT inlines the kernel, and through
+  // it the generated ops.
   private val k0 = kernels.lift(0).orNull
   private val k1 = kernels.lift(1).orNull
   private val k2 = kernels.lift(2).orNull

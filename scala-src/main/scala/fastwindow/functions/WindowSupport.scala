@@ -10,7 +10,7 @@ import fastwindow.ops.{OpsPlan, OpsSet}
 
 /**
  * The registry of function families, and what is derived from it: whether fastwindow can run a
- * logical `Window` ([[check]]), what its evaluator needs ([[opsPlan]], [[kernels]]) and the
+ * logical `Window` ([[check]]), what its evaluator needs ([[opsPlan]], [[kernel]]) and the
  * support table ([[supportEntries]]).
  *
  * [[check]] returns either a [[WindowPlan]] or every reason (with a stable id) why not, naming
@@ -69,10 +69,11 @@ object WindowSupport {
   def opsPlan(plan: WindowPlan, layout: ColumnLayout): OpsPlan =
     OpsPlan(layout, plan.functions.map(f => familyOf(f).requestsOf(f, layout)))
 
-  /** One task's kernels for `plan`, over that task's ops. */
-  def kernels(plan: WindowPlan, ops: OpsSet, peers: PeerGroups): Array[Kernel] =
-    plan.functions.zip(ops.functions).map { case (f, o) => familyOf(f).kernelOf(f, o, peers) }
-      .toArray
+  /** Function k of `plan`'s kernel for one task, over that task's ops. */
+  def kernel(plan: WindowPlan, k: Int, ops: OpsSet, peers: PeerGroups): Kernel = {
+    val f = plan.functions(k)
+    familyOf(f).kernelOf(f, ops.functions(k), peers)
+  }
 
   def supportEntries: Seq[SupportEntry] = families.flatMap(_.supportEntries)
 

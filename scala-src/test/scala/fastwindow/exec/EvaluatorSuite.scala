@@ -162,6 +162,29 @@ class EvaluatorSuite extends AnyFunSuite {
     }
   }
 
+  test("a generated evaluator runs each function's kernel on a copy of its own (AlgorithmIsolation)") {
+    // Three functions of one kernel class: with one copy, the kernel's calls into its ops would
+    // see three ops classes, which the JIT does not inline.
+    val functions = Seq(win(agg(Average(d, EvalMode.LEGACY)), Seq(asc(k)), wholeRows),
+      win(agg(Max(l)), Seq(asc(k)), wholeRows), win(agg(Count(Literal(1))), Seq(asc(k)), wholeRows))
+    val layout = layoutOf(functions, Seq(asc(k)), schema)
+    def kernelClasses(ev: WindowEvaluator): Seq[Class[_]] = {
+      val field = ev.getClass.getDeclaredField("kernels")
+      field.setAccessible(true)
+      field.get(ev).asInstanceOf[Array[AnyRef]].toSeq.map(_.getClass)
+    }
+    val generated = kernelClasses(Generated.create(layout))
+    assert(generated.map(_.getName).distinct.size == 1, generated)
+    assert(generated.distinct.size == 3, "one class per function: " + generated.map(_.getClassLoader))
+    val interpreted = kernelClasses(Interpreted.create(layout))
+    assert(interpreted.distinct.size == 1, "the interpreted evaluator shares fastwindow's classes")
+    assert(interpreted.head.getClassLoader == classOf[KernelEvaluator].getClassLoader)
+    // Results are the same either way.
+    val rows = (0 until 50).map(j => row(j % 3, null, j.toLong, j * 0.5, null, null, null, null))
+    assert(runPartition(Generated.create(layout), layout, rows) ==
+      runPartition(Interpreted.create(layout), layout, rows))
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Twins: generated vs interpreted on random function mixes
 
