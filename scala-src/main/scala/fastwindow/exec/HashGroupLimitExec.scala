@@ -168,7 +168,7 @@ object HashGroupLimitExec {
       if (!groups.offer(row)) refused = row
     }
     if (refused == null) {
-      groups.idsInKeyOrder(keyOrder).iterator.flatMap(id => groups.kept(id))
+      groups.keptRows(groups.idsInKeyOrder(keyOrder).iterator)
     } else {
       val external = sorter()
       groups.heldRows.foreach(external.insertRow)
@@ -219,7 +219,7 @@ private final class PartialGroupLimit(
         emittedEarly()
       }
     }
-    emitting = groups.groupIds.iterator.flatMap(id => groups.kept(id))
+    emitting = groups.keptRows(groups.groupIds.iterator)
     emitting.hasNext || refused != null && fill()
   }
 }

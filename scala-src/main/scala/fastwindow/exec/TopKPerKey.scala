@@ -10,9 +10,10 @@ import fastwindow.frames.{GroupTopK, RankLimit}
 
 /**
  * One task's groups (PARTITION BY keys, numbered by [[GroupIds]]), each with the rows a rank-like
- * limit may keep ([[GroupTopK]]). The rows held are accounted to the task's [[MemoryBudget]];
- * `offer` returns false, without adding the row, when more memory is refused, and the caller
- * decides (emit what is held, or sort instead).
+ * limit may keep: for `row_number() <= 1`, its one row in a [[BestRowPerGroup]] arena; otherwise
+ * a [[GroupTopK]]. The rows held are accounted to the task's [[MemoryBudget]]; `offer` returns
+ * false, without adding the row, when more memory is refused, and the caller decides (emit what
+ * is held, or sort instead).
  */
 final class TopKPerKey(
     keyOf: UnsafeProjection,
@@ -25,9 +26,12 @@ final class TopKPerKey(
   import TopKPerKey._
 
   private var ids = GroupIds(keyTypes)
-  /** By group id: the rows kept. */
+  /** For row_number <= 1 (else null): each group's row. */
+  private val best = if (limit == 1 && rank == RankLimit.RowNumber) new BestRowPerGroup(order) else null
+  /** Otherwise, by group id: the rows kept. */
   private var groups = new Array[GroupTopK[UnsafeRow]](16)
   private var count = 0
+  /** Bytes held by the groups' keys and bounds, and, without `best`, by their rows. */
   private var heldBytes = 0L
   private var peakBytes = 0L
 
@@ -38,29 +42,47 @@ final class TopKPerKey(
   def offer(row: UnsafeRow): Boolean = {
     val key = keyOf(row)
     val id = ids.find(key)
-    if (id >= 0) {
-      val group = groups(id)
-      // The bounds mirror each group's bound: where they exist, they alone decide, and the
-      // group's own comparison (which follows its bound row's bytes) is not made again.
-      val admitted = if (bounds.isDefined) !bounds.get.refuses(id, row) else group.admits(row)
-      if (!admitted) return true
-      val before = group.bytes
-      if (!fits(heldBytes + weigh(row))) return false
-      group.add(row)
-      heldBytes += group.bytes - before
-      bounds.foreach(_.update(id, group.boundRow))
-    } else {
-      val added = weigh(key) + ids.bytesPerKey + GroupOverhead + BoundBytes + weigh(row)
-      if (!fits(heldBytes + added)) return false
+    // The bounds mirror each group's bound: where they exist, they alone decide, and the
+    // group's own comparison (which follows its bound row's bytes) is not made again.
+    if (id >= 0 && (if (bounds.isDefined) bounds.get.refuses(id, row) else !admits(id, row))) {
+      return true
+    }
+    val added = if (id >= 0) 0L else weigh(key) + ids.bytesPerKey + BoundBytes
+    val kept = if (best != null) offerBest(id, key, row, added) else offerTopK(id, key, row, added)
+    if (kept) peakBytes = math.max(peakBytes, heldBytes + (if (best != null) best.bytes else 0L))
+    kept
+  }
+
+  private def admits(id: Int, row: UnsafeRow): Boolean =
+    if (best != null) best.admits(id, row) else groups(id).admits(row)
+
+  private def offerBest(id: Int, key: UnsafeRow, row: UnsafeRow, added: Long): Boolean = {
+    val groupId = if (id >= 0) id else count
+    if (!fits(heldBytes + added + best.bytesAfterPut(groupId, row))) return false
+    if (id < 0) {
+      ids.add(key)
+      count += 1
+      heldBytes += added
+    }
+    best.put(groupId, row)
+    bounds.foreach(_.update(groupId, best.kept(groupId)))
+    true
+  }
+
+  private def offerTopK(id: Int, key: UnsafeRow, row: UnsafeRow, added: Long): Boolean = {
+    if (!fits(heldBytes + added + GroupOverhead + weigh(row))) return false
+    val group = if (id >= 0) groups(id) else {
       val group = new GroupTopK[UnsafeRow](rank, limit, order, weigh, copyRow)
       if (count == groups.length) groups = java.util.Arrays.copyOf(groups, count * 2)
       groups(ids.add(key)) = group
       count += 1
-      group.add(row)
-      heldBytes += added
-      bounds.foreach(_.update(count - 1, group.boundRow))
+      heldBytes += added + GroupOverhead
+      group
     }
-    peakBytes = math.max(peakBytes, heldBytes)
+    val before = group.bytes
+    group.add(row)
+    heldBytes += group.bytes - before
+    bounds.foreach(_.update(if (id >= 0) id else count - 1, group.boundRow))
     true
   }
 
@@ -75,17 +97,23 @@ final class TopKPerKey(
       java.util.Arrays.sort(boxed, (a: Integer, b: Integer) => keyOrder.compare(ids.key(a), ids.key(b)))
       boxed.map(_.intValue)
     }
-  /** The group's kept rows in its order. */
-  def kept(id: Int): Iterator[UnsafeRow] = groups(id).result()
+  /**
+   * The kept rows of the groups `ids`, in that order, each group's in its order; each row is
+   * valid until the next one is read.
+   */
+  def keptRows(ids: Iterator[Int]): Iterator[UnsafeRow] =
+    if (best != null) ids.map(best.kept) else ids.flatMap(groups(_).result())
 
-  /** Every row held, unsorted and not cut to the limit yet. */
-  def heldRows: Iterator[UnsafeRow] = groups.iterator.take(count).flatMap(_.held)
+  /** Every row held, unsorted and not cut to the limit yet (each valid until the next is read). */
+  def heldRows: Iterator[UnsafeRow] =
+    if (best != null) Iterator.range(0, count).map(best.kept)
+    else groups.iterator.take(count).flatMap(_.held)
 
   /** Forgets every group and returns their memory. */
   def clear(): Unit = {
     ids = GroupIds(keyTypes)
     bounds.foreach(_.clear())
-    groups = new Array[GroupTopK[UnsafeRow]](16)
+    if (best != null) best.clear() else groups = new Array[GroupTopK[UnsafeRow]](16)
     count = 0
     heldBytes = 0
     budget.release()

@@ -70,8 +70,6 @@ final class GroupTopK[T <: AnyRef](
   private var heldBytes = 0L
   private var dropped = GroupTopK.NoRows
   private var spares = 0
-  /** row_number <= 1: one row per group, replaced by each row that comes before it. */
-  private val keepsOne = limit == 1 && rank == RankLimit.RowNumber
 
   def bytes: Long = heldBytes
 
@@ -86,15 +84,6 @@ final class GroupTopK[T <: AnyRef](
 
   /** Adds a copy of a row `admits` accepted, made by `copy` into a dropped row when there is one. */
   def add(row: T): Unit = {
-    if (keepsOne && size == 1) {
-      // The one row kept so far is the bound, and `row` comes before it: `row` replaces it, in
-      // its buffer. (Latest row per key: no sort, no spare rows.)
-      heldBytes -= weigh(bound)
-      bound = copy(row, bound)
-      rows(0) = bound
-      heldBytes += weigh(bound)
-      return
-    }
     if (size == rows.length) rows = java.util.Arrays.copyOf(rows, size * 2)
     val spare = if (spares > 0) { spares -= 1; dropped(spares).asInstanceOf[T] } else null.asInstanceOf[T]
     if (spare != null) heldBytes -= weigh(spare)

@@ -103,23 +103,6 @@ class GroupTopKSuite extends AnyFunSuite {
     assert(ranked.admits(R(best - 1, -1)))
   }
 
-  test("row_number with limit 1 holds one row, replaced by each better one, and no spares") {
-    val rng = new Random(25)
-    val rows = Seq.tabulate(2000)(i => R(rng.nextInt(100000), i))
-    val first = new GroupTopK[R](RankLimit.RowNumber, 1, byValue, weigh, keep)
-    var replaced = 0
-    rows.foreach { r =>
-      if (first.admits(r)) {
-        first.add(r)
-        replaced += 1
-        assert(first.retained.toList == List(r), s"after ${r.id}")
-        assert(first.boundRow == r)
-      }
-    }
-    assert(replaced > 1)
-    assert(first.result().toList == List(rows.minBy(r => (r.value, r.id))))
-  }
-
   test("row_number with limit 3 holds at most 2 * 3 + 1 rows at any point") {
     val rng = new Random(24)
     val values = rng.shuffle((0 until 100000).toVector)
