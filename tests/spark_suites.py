@@ -29,9 +29,11 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple
@@ -219,9 +221,10 @@ def unpack_test_resources(classpath: str, home: Path) -> str:
 
 
 def run_suites(classpath: str, home: Path, out: Path, fastwindow: bool,
-               suites: List[str]) -> Outcome:
+               suites: List[str], before_suite=lambda suite: None,
+               after_suite=lambda suite: None) -> Outcome:
     """Runs each suite in a fresh JVM (an abort then loses only that suite); fastwindow on, or
-    not installed at all."""
+    not installed at all. ``before_suite``/``after_suite`` are called around each."""
     reports = out / ("on" if fastwindow else "off")
     if reports.exists():
         shutil.rmtree(reports)
@@ -234,6 +237,7 @@ def run_suites(classpath: str, home: Path, out: Path, fastwindow: bool,
     outcome = Outcome()
     start = time.monotonic()
     for suite in suites:
+        before_suite(suite)
         selection = ["-s", suite, *SELECTED_TESTS.get(suite, [])]
         exact = (["-Dspark.fastwindow.exactFloats=true"]
                  if fastwindow and suite in EXACT_FLOATS_SUITES else [])
@@ -246,6 +250,7 @@ def run_suites(classpath: str, home: Path, out: Path, fastwindow: bool,
         with open(log, "w") as f:
             subprocess.run(cmd, cwd=home, env=env, stdout=f, stderr=subprocess.STDOUT,
                            check=False)
+        after_suite(suite)
         report = reports / f"TEST-{suite}.xml"
         output = log.read_text(errors="replace")
         if report.exists():
@@ -300,12 +305,44 @@ def compare(on: Outcome, off: Outcome) -> Dict[str, Dict[str, str]]:
 
 
 def run(out: Path, suites: List[str]) -> Dict[str, object]:
-    """Runs `suites` with fastwindow on and off; returns (and writes) the report."""
+    """Runs `suites` with fastwindow on and off, the two runs side by side (one core each), in
+    Spark homes of their own (the suites write tables under it); returns (and writes) the report.
+    The run without fastwindow regenerates the golden files first; the run with it takes them
+    last, once they are there."""
     out.mkdir(parents=True, exist_ok=True)
-    home = out / "spark-home"
-    classpath = unpack_test_resources(sbt_classpath(), home)
-    off = run_suites(classpath, home, out, False, suites)  # first: it regenerates golden files
-    on = run_suites(classpath, home, out, True, suites)
+    off_home, on_home = out / "spark-home", out / "spark-home-on"
+    classpath = unpack_test_resources(sbt_classpath(), off_home)
+    if on_home.exists():
+        shutil.rmtree(on_home)
+    shutil.copytree(off_home, on_home)
+    regenerated = threading.Event()
+    golden = Path("sql") / "core" / "src" / "test" / "resources"
+
+    def mark_regenerated(suite: str) -> None:
+        if suite in REGENERATED_SUITES:
+            regenerated.set()
+
+    def take_regenerated(suite: str) -> None:
+        if suite in REGENERATED_SUITES:
+            regenerated.wait()
+            shutil.rmtree(on_home / golden)
+            shutil.copytree(off_home / golden, on_home / golden)
+
+    def run_off() -> Outcome:
+        try:
+            return run_suites(classpath, off_home, out, False,
+                              sorted(suites, key=lambda s: s not in REGENERATED_SUITES),
+                              after_suite=mark_regenerated)
+        finally:  # never leave the other run waiting
+            regenerated.set()
+
+    regenerated_last = sorted(suites, key=lambda s: s in REGENERATED_SUITES)
+    with ThreadPoolExecutor(2) as pool:
+        off_run = pool.submit(run_off)
+        on_run = pool.submit(run_suites, classpath, on_home, out, True, regenerated_last,
+                             before_suite=take_regenerated)
+        off = off_run.result()
+        on = on_run.result()
     report: Dict[str, object] = {
         "tests": {"on": len(on.passed) + len(on.failed), "off": len(off.passed) + len(off.failed)},
         "seconds": {"on": round(on.seconds), "off": round(off.seconds)},

@@ -17,6 +17,7 @@ import pytest
 import fastwindow
 from helpers import assert_rows_equal, run
 
+HASH_WINDOW_KEY = "spark.fastwindow.hashWindow.enabled"
 FORCE_SPILL = {
     "spark.sql.windowExec.buffer.in.memory.threshold": "100",
     "spark.sql.windowExec.buffer.spill.threshold": "300",
@@ -81,10 +82,14 @@ def _create_view(spark) -> None:
 def spilling(spark):
     _create_view(spark)
     spark.conf.set("spark.fastwindow.streaming.maxPendingRows", "16")
+    # These are FastWindow's buffered partitions: whole-partition sums would run on the hash
+    # window (its spill is tested below).
+    spark.conf.set(HASH_WINDOW_KEY, "false")
     _force_spill(spark, True)
     yield spark
     _force_spill(spark, False)
     spark.conf.unset("spark.fastwindow.streaming.maxPendingRows")
+    spark.conf.unset(HASH_WINDOW_KEY)
 
 
 @pytest.mark.parametrize("name", sorted(BUFFERED))
@@ -101,6 +106,22 @@ def test_buffered_frames_spill_and_match_spark(spilling, name):
     metrics = _fastwindow_metrics(spilling, query)
     assert metrics.get("spillSize", 0) > 0, metrics
     assert metrics.get("numBufferedPartitions", 0) == 4, metrics
+
+
+def test_the_hash_window_spills_and_matches_spark(spilling):
+    spilling.conf.set(HASH_WINDOW_KEY, "true")
+    query = "select p, o, sum(v) over (partition by p) as r, count(*) over (partition by p) " \
+            "as n from spill_t"
+    fast = run(spilling, query, fastwindow_on=True)
+    assert "by hash, no sort" in fast.plan and "Sort " not in fast.plan, fast.plan
+    _force_spill(spilling, False)
+    try:
+        spark_rows = run(spilling, query, fastwindow_on=False).rows
+    finally:
+        _force_spill(spilling, True)
+    assert_rows_equal(fast.rows, spark_rows)
+    metrics = _fastwindow_metrics(spilling, query)
+    assert metrics.get("spillSize", 0) > 0 and metrics.get("numSortedTasks", 0) == 0, metrics
 
 
 def _execution_memory_used(spark) -> int:
@@ -151,8 +172,10 @@ HANDED_OVER = dict({k: v for k, v in BUFFERED.items()
 def limited(spark):
     _create_view(spark)
     spark.conf.set("spark.fastwindow.streaming.maxPendingRows", "16")
+    spark.conf.set(HASH_WINDOW_KEY, "false")  # FastWindow's partitions, as in `spilling`
     yield spark
     spark.conf.unset("spark.fastwindow.streaming.maxPendingRows")
+    spark.conf.unset(HASH_WINDOW_KEY)
 
 
 def _run_limited(spark, query: str, limit: str) -> dict:

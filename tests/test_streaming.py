@@ -20,6 +20,7 @@ from helpers import assert_same_as_spark
 STREAMING = "spark.fastwindow.streaming.enabled"
 MAX_PENDING = "spark.fastwindow.streaming.maxPendingRows"
 SPLIT_MIXED = "spark.fastwindow.streaming.splitMixed"
+HASH_WINDOW = "spark.fastwindow.hashWindow.enabled"
 
 # (name, settings): how the operator is allowed to hold rows.
 MODES = [
@@ -81,7 +82,7 @@ def _big_views(spark) -> None:
 def big(spark):
     _big_views(spark)
     yield spark
-    for key in (STREAMING, MAX_PENDING, SPLIT_MIXED):
+    for key in (STREAMING, MAX_PENDING, SPLIT_MIXED, HASH_WINDOW):
         spark.conf.unset(key)
 
 
@@ -126,6 +127,7 @@ def test_metrics_count_a_last_partition_returned_before_the_input_ends(big):
 
 
 def test_metrics_show_buffered_partitions_for_whole_partition_frames(big):
+    big.conf.set(HASH_WINDOW, "false")  # FastWindow's, not the hash window's (no partitions)
     metrics = _metrics(big, "select p, o, sum(v) over (partition by p) s from stream_big")
     assert metrics.get("numBufferedPartitions") == 3, metrics
     assert metrics.get("numStreamedPartitions", 0) == 0, metrics

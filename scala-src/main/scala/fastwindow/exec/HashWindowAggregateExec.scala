@@ -75,7 +75,6 @@ case class HashWindowAggregateExec(
     val aggs = aggregates
     val bufferAttrs = aggs.flatMap(_.aggBufferAttributes)
     val initial = aggs.flatMap(_.initialValues)
-    val sumInputs = IntegralSumGuard.inputsOf(aggs)
     val updates = aggs.flatMap(_.updateExpressions)
     // Each output: its aggregate's result, under what Spark's optimizer put around it, if anything.
     val evaluations = windowExpression.map(_.children.head.transformDown {
@@ -108,9 +107,7 @@ case class HashWindowAggregateExec(
         } else {
           MutableProjection.create(updates, bufferAttrs ++ childOutput)
         }
-      val guard = if (sumInputs.isEmpty) None else Some(new IntegralSumGuard(
-        project(sumInputs, childOutput), sumInputs.map(e => GroupIds.integralWidth(e.dataType))
-          .toArray))
+      val guard = IntegralSumGuard.of(aggs, childOutput, project(_, childOutput))
       val state = new AggregatesPerKey(project(keys, childOutput), keys.map(_.dataType),
         project(initial, Nil)(InternalRow.empty).copy(), update, guard,
         new MemoryBudget(TaskMemory.manager.map(new ColumnMemory(_)), maxBytes))
@@ -134,10 +131,11 @@ case class HashWindowAggregateExec(
         val added = try state.add(row) catch { case _: ArithmeticException => false }
         if (added) buffer.add(row) else refused = row
       }
-      val result: Iterator[InternalRow] = if (refused == null && !state.mayOverflow) {
+      val sortless = refused == null && !state.mayOverflow(buffer.iterator) &&
+        state.finish(project(evaluations, bufferAttrs))
+      val result: Iterator[InternalRow] = if (sortless) {
         partitions += state.groupCount
-        val results = state.results(project(evaluations, bufferAttrs))
-        HashWindowAggregateExec.joinResults(buffer.iterator, state, results,
+        HashWindowAggregateExec.joinResults(buffer.iterator, state,
           project(out, childOutput ++ resultAttrs))
       } else {
         sortedTasks += 1
@@ -160,12 +158,12 @@ case class HashWindowAggregateExec(
 object HashWindowAggregateExec {
   /** Every buffered row, in input order, joined to its group's results. */
   private def joinResults(rows: Iterator[UnsafeRow], state: AggregatesPerKey,
-      results: Array[UnsafeRow], assemble: UnsafeProjection): Iterator[InternalRow] = {
+      assemble: UnsafeProjection): Iterator[InternalRow] = {
     val joined = new JoinedRow
     var i = -1
     rows.map { row =>
       i += 1
-      assemble(joined(row, results(state.groupOf(i))))
+      assemble(joined(row, state.resultsOfRow(i)))
     }
   }
 }

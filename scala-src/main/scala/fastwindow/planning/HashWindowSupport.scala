@@ -6,11 +6,11 @@ import org.apache.spark.sql.types._
 
 /**
  * Whether a window can run on [[fastwindow.exec.HashWindowAggregateExec]], per key without
- * sorting: it has no ORDER BY, PARTITION BY keys that are all [[HashableKeys.hashable]] and not a
- * single key Spark radix-sorts (see `sparkRadixSorts`), and only deterministic, non-DISTINCT,
- * unfiltered declarative aggregates over the whole partition (or expressions of one's result
- * alone) whose result does not depend on the order of the rows (count, min, max, integral and
- * decimal sums, ...) and whose buffer Spark updates in place (fixed-width fields). Other windows
+ * sorting: it has no ORDER BY, PARTITION BY keys that are all [[HashableKeys.hashable]], and only
+ * deterministic, non-DISTINCT, unfiltered declarative aggregates over the whole partition (or
+ * expressions of one's result alone) whose result does not depend on the order of the rows
+ * (count, min, max, integral and decimal sums, ...) and whose buffer Spark updates in place
+ * (fixed-width fields). Other windows
  * run on `FastWindowExec` as before: not a fallback to Spark, a choice between two fastwindow
  * operators.
  */
@@ -18,28 +18,8 @@ object HashWindowSupport {
 
   def accepts(windowExpression: Seq[NamedExpression], partitionSpec: Seq[Expression],
       orderSpec: Seq[SortOrder]): Boolean =
-    orderSpec.isEmpty && partitionSpec.nonEmpty && !sparkRadixSorts(partitionSpec) &&
-      partitionSpec.forall(HashableKeys.hashable) &&
+    orderSpec.isEmpty && partitionSpec.nonEmpty && partitionSpec.forall(HashableKeys.hashable) &&
       windowExpression.forall(wholePartitionAggregate)
-
-  /**
-   * Whether Spark sorts by these keys with its radix sort (one key whose sort prefix is the whole
-   * value: integral, date and time, floating, decimals of up to 18 digits). That sort is a few
-   * sequential passes, cheaper than the hash window's scattered per-key state once there are many
-   * keys (4M rows, 200k integer keys, end to end: 0.55x Spark by hash, 0.92x sorted), so those
-   * windows stay on FastWindow over sorted input. Strings, binary, wide decimals and several keys
-   * are sorted by comparisons; there the hash window wins (200k string keys: 1.64x Spark).
-   */
-  private def sparkRadixSorts(keys: Seq[Expression]): Boolean = keys match {
-    case Seq(key) => key.dataType match {
-      case BooleanType | ByteType | ShortType | IntegerType | LongType | DateType | TimestampType |
-           TimestampNTZType | FloatType | DoubleType | _: YearMonthIntervalType |
-           _: DayTimeIntervalType => true
-      case d: DecimalType => d.precision <= Decimal.MAX_LONG_DIGITS
-      case _ => false
-    }
-    case _ => false
-  }
 
   /**
    * One aggregate over the whole partition, possibly under expressions of its result alone (Spark's

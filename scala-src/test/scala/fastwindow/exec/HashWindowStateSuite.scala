@@ -21,8 +21,8 @@ class HashWindowStateSuite extends AnyFunSuite {
   private def row(key: Integer, value: java.lang.Long): UnsafeRow =
     toRow(InternalRow(key, value)).copy()
 
-  private def guard = new IntegralSumGuard(
-    UnsafeProjection.create(Seq(BoundReference(1, LongType, nullable = true))), Array(8))
+  /** A guard of the sum of column 1, read from the row itself. */
+  private def guard = new IntegralSumGuard(row => row, Array(1), Array(8))
 
   test("the guard trips exactly when a group's positive or negative values leave the long range") {
     val random = new Random(7)
@@ -34,23 +34,37 @@ class HashWindowStateSuite extends AnyFunSuite {
           else java.lang.Long.valueOf(((random.nextDouble() * 2 - 1) * scale).toLong))
       }
       val g = guard
-      values.foreach { case (group, v) => g.add(group, row(group, v)) }
+      val rows = values.map { case (group, v) => row(group, v) }
+      rows.foreach(g.add)
+      val tripped = g.mayOverflow(rows.iterator, values.map(_._1).toArray, groups)
       val expected = values.filter(_._2 != null).groupBy(_._1).values.exists { vs =>
         val (pos, neg) = vs.map(v => BigInt(v._2.longValue)).partition(_ >= 0)
         pos.sum > Long.MaxValue || neg.sum < Long.MinValue
       }
-      assert(g.mayOverflow == expected, values)
+      assert(tripped == expected, values)
     }
   }
 
   test("the guard trips when some order could overflow, though this one does not") {
     // MaxValue + 1 - 1: Spark's order could overflow, so the guard must trip.
-    val g = guard
-    Seq(Long.MaxValue, 1L, -1L).foreach(v => g.add(0, row(0, v)))
-    assert(g.mayOverflow)
-    val fits = guard
-    Seq(Long.MaxValue - 1, 1L, Long.MinValue).foreach(v => fits.add(0, row(0, v)))
-    assert(!fits.mayOverflow)
+    def mayOverflow(values: Seq[Long]): Boolean = {
+      val (g, rows) = (guard, values.map(v => row(0, v)))
+      rows.foreach(g.add)
+      g.mayOverflow(rows.iterator, Array.fill(rows.size)(0), 1)
+    }
+    assert(mayOverflow(Seq(Long.MaxValue, 1L, -1L)))
+    assert(!mayOverflow(Seq(Long.MaxValue - 1, 1L, Long.MinValue)))
+  }
+
+  test("groups are told apart only when the task's rows together could overflow") {
+    val (g, values) = (guard, Seq(Long.MaxValue - 1, 1L, 5L))
+    val rows = values.zipWithIndex.map { case (v, k) => row(k, v) }
+    rows.foreach(g.add)
+    // Together the positive values pass Long.MaxValue; in groups of their own none does.
+    assert(g.tripped && !g.mayOverflow(rows.iterator, Array(0, 1, 2), 3))
+    val small = guard
+    small.add(row(0, 1L))
+    assert(!small.tripped && !small.mayOverflow(Iterator.empty, Array.empty, 1))
   }
 
   /** A count per key: buffer (count: long), update count + 1. */
@@ -71,11 +85,11 @@ class HashWindowStateSuite extends AnyFunSuite {
       if (k == 0) null else Integer.valueOf(k))
     val state = counts(new MemoryBudget(None, 0))
     keys.foreach(k => assert(state.add(row(k, 1L))))
-    val results = state.results(countOf)
+    assert(state.finish(countOf))
     assert(state.groupCount == keys.distinct.size)
     val expected = keys.groupBy(identity).map { case (k, v) => k -> v.size.toLong }
     keys.zipWithIndex.foreach { case (k, i) =>
-      assert(results(state.groupOf(i)).getLong(0) == expected(k))
+      assert(state.resultsOfRow(i).getLong(0) == expected(k))
     }
   }
 
@@ -84,8 +98,17 @@ class HashWindowStateSuite extends AnyFunSuite {
     var added = 0
     while (state.add(row(added, 1L))) added += 1
     assert(added > 0 && added < 100, added)
-    val results = state.results(countOf)
-    assert(state.groupCount == added && results.forall(_.getLong(0) == 1L))
+    assert(state.groupCount == added && (0 until added).forall(i => state.groupOf(i) == i))
     assert(state.peak <= 3000)
+  }
+
+  test("results refused memory are not kept, and results granted it are every group's") {
+    val unbounded = counts(new MemoryBudget(None, 0))
+    (0 until 500).foreach(k => assert(unbounded.add(row(k, 1L))))
+    val capped = counts(new MemoryBudget(None, unbounded.peak + 10))
+    (0 until 500).foreach(k => assert(capped.add(row(k, 1L))))
+    assert(!capped.finish(countOf))
+    assert(unbounded.finish(countOf))
+    assert((0 until 500).forall(i => unbounded.resultsOfRow(i).getLong(0) == 1L))
   }
 }
