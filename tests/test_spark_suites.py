@@ -4,8 +4,8 @@ Runs Spark's window suites and window golden files (4.2.0 test-jars from Maven C
 installed Spark) twice, with fastwindow and without, and checks that fastwindow ran their window
 queries, that no test fails with fastwindow that passes without it (but for the reviewed tests
 that assert Spark's own operator class), and that the tests failing either way are exactly the
-listed ones. Takes about six minutes: each suite runs twice, in a JVM of its own, some 140 tests
-in all.
+listed ones. Each suite runs twice, in a JVM of its own (the runs with and without fastwindow side
+by side), some 140 tests in all.
 """
 
 from __future__ import annotations
