@@ -92,35 +92,33 @@ def spilling(spark):
     spark.conf.unset(HASH_WINDOW_KEY)
 
 
+def _spilled_like_spark(spark, query: str):
+    """Runs ``query`` with fastwindow (spilling forced) and with Spark (not forced), asserts the
+    same rows, and returns fastwindow's run and its operator's metrics."""
+    fast = run(spark, query, fastwindow_on=True)
+    _force_spill(spark, False)
+    try:
+        spark_rows = run(spark, query, fastwindow_on=False).rows
+    finally:
+        _force_spill(spark, True)
+    assert_rows_equal(fast.rows, spark_rows)
+    return fast, _fastwindow_metrics(spark, query)
+
+
 @pytest.mark.parametrize("name", sorted(BUFFERED))
 def test_buffered_frames_spill_and_match_spark(spilling, name):
-    query = f"select p, o, {BUFFERED[name]} as r from spill_t"
-    fast = run(spilling, query, fastwindow_on=True)
+    fast, metrics = _spilled_like_spark(spilling, f"select p, o, {BUFFERED[name]} as r from spill_t")
     assert "FastWindow" in fast.plan, fast.plan
-    _force_spill(spilling, False)
-    try:
-        spark_rows = run(spilling, query, fastwindow_on=False).rows
-    finally:
-        _force_spill(spilling, True)
-    assert_rows_equal(fast.rows, spark_rows)
-    metrics = _fastwindow_metrics(spilling, query)
     assert metrics.get("spillSize", 0) > 0, metrics
     assert metrics.get("numBufferedPartitions", 0) == 4, metrics
 
 
 def test_the_hash_window_spills_and_matches_spark(spilling):
     spilling.conf.set(HASH_WINDOW_KEY, "true")
-    query = "select p, o, sum(v) over (partition by p) as r, count(*) over (partition by p) " \
-            "as n from spill_t"
-    fast = run(spilling, query, fastwindow_on=True)
+    fast, metrics = _spilled_like_spark(
+        spilling, "select p, o, sum(v) over (partition by p) as r, "
+                  "count(*) over (partition by p) as n from spill_t")
     assert "by hash, no sort" in fast.plan and "Sort " not in fast.plan, fast.plan
-    _force_spill(spilling, False)
-    try:
-        spark_rows = run(spilling, query, fastwindow_on=False).rows
-    finally:
-        _force_spill(spilling, True)
-    assert_rows_equal(fast.rows, spark_rows)
-    metrics = _fastwindow_metrics(spilling, query)
     assert metrics.get("spillSize", 0) > 0 and metrics.get("numSortedTasks", 0) == 0, metrics
 
 
