@@ -80,7 +80,8 @@ object GroupIds {
       if (key.isNullAt(0)) nullId = id
       else {
         if (2 * count > (1 << bits)) grow()
-        if (id == byId.length) byId = java.util.Arrays.copyOf(byId, id * 2)
+        // The NULL key takes an id but no slot here, so `id` may be past the end by more than one.
+        if (id >= byId.length) byId = java.util.Arrays.copyOf(byId, 2 * id)
         byId(id) = value(key)
         put(byId(id), id)
       }
