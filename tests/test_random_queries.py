@@ -261,12 +261,14 @@ def test_random_queries(spark, random_table, batch):
         query = random_query(rng)
         # How rows may be held: streamed (default), always buffered, streamed with a tiny
         # waiting-row limit so partitions overflow into the spillable buffer midway, streamed and
-        # buffered functions split into two operators, or a column memory limit so small that
-        # partitions are handed to Spark's own frames.
+        # buffered functions split into two operators, a column memory limit so small that
+        # partitions are handed to Spark's own frames, or each task's rows grouped by key and
+        # each partition sorted alone instead of Spark's sort.
         holding = rng.choice([{}, {"spark.fastwindow.streaming.enabled": "false"},
                               {"spark.fastwindow.streaming.maxPendingRows": str(rng.randint(1, 5))},
                               {"spark.fastwindow.streaming.splitMixed": "true"},
-                              {"spark.fastwindow.memory.maxPartitionBytes": "1k"}])
+                              {"spark.fastwindow.memory.maxPartitionBytes": "1k"},
+                              {"spark.fastwindow.groupSort.enabled": "true"}])
         for key, value in holding.items():
             spark.conf.set(key, value)
         try:

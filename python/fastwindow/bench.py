@@ -44,6 +44,7 @@ __all__ = ["main", "WORKLOADS", "SHAPES"]
 SEGMENT_TREE_KEY = "spark.sql.window.segmentTree.enabled"
 SPLIT_MIXED_KEY = "spark.fastwindow.streaming.splitMixed"
 EXACT_FLOATS_KEY = "spark.fastwindow.exactFloats"
+GROUP_SORT_KEY = "spark.fastwindow.groupSort.enabled"
 FLOAT_TOLERANCE = 1e-9
 
 
@@ -258,22 +259,28 @@ class System:
 
 SPARK_SYSTEMS = [
     System("fastwindow", {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
-                          EXACT_FLOATS_KEY: "false"}),
+                          EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "false"}),
+    # Each task's rows grouped by key by hash and each window partition sorted alone, instead of
+    # Spark's sort of the whole task (spark.fastwindow.groupSort.enabled).
+    System("fastwindow_grouped",
+           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true"}),
     # Mixed streamed/buffering windows as two operators (see spark.fastwindow.streaming.splitMixed).
     System("fastwindow_split",
            {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "true",
-            EXACT_FLOATS_KEY: "false"}),
+            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "false"}),
     # Floating-point aggregates over sliding frames in Spark's order (spark.fastwindow.exactFloats).
     System("fastwindow_exact",
            {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
-            EXACT_FLOATS_KEY: "true"}),
+            EXACT_FLOATS_KEY: "true", GROUP_SORT_KEY: "false"}),
     System("spark", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "false"}),
     System("spark_segtree", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "true"}),
 ]
 
 
 #: Systems compared with fastwindow in reports (ratio = theirs / fastwindow's), in column order.
-OTHER_SYSTEMS = ("fastwindow_split", "fastwindow_exact", "spark", "spark_segtree", "duckdb")
+OTHER_SYSTEMS = ("fastwindow_split", "fastwindow_exact", "fastwindow_grouped", "spark",
+                 "spark_segtree", "duckdb")
 
 
 def _segment_tree_available(spark: Any) -> bool:
@@ -586,8 +593,8 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
     if sized:
         fig, ax = plt.subplots(figsize=(7, 4.5))
         colors = {"fastwindow": "tab:red", "fastwindow_split": "tab:orange",
-                  "fastwindow_exact": "tab:purple", "spark": "tab:blue",
-                  "spark_segtree": "tab:green",
+                  "fastwindow_exact": "tab:purple", "fastwindow_grouped": "tab:brown",
+                  "spark": "tab:blue", "spark_segtree": "tab:green",
                   "duckdb": "tab:gray"}
         styles = dict(zip(sorted({c.shape for c in sized}), ["-", "--", ":"]))
         for shape in sorted({c.shape for c in sized}):
@@ -633,7 +640,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--systems", default="fastwindow,spark,spark_segtree,duckdb",
                    help="comma-separated systems to compare, among fastwindow, "
                         "fastwindow_split (spark.fastwindow.streaming.splitMixed on), "
-                        "fastwindow_exact (spark.fastwindow.exactFloats on), spark, "
+                        "fastwindow_exact (spark.fastwindow.exactFloats on), fastwindow_grouped "
+                        "(spark.fastwindow.groupSort.enabled on), spark, "
                         "spark_segtree, duckdb")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per system (median reported)")
     p.add_argument("--max-seconds", type=float, default=60.0,

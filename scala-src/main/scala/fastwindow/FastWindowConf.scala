@@ -204,6 +204,20 @@ object FastWindowConf {
     whenRefused = "the task sorts its rows with Spark's spilling sorter and runs Spark's own " +
       "window evaluation over them")
 
+  val GROUP_SORT_ENABLED: Entry[Boolean] = entry(
+    "spark.fastwindow.groupSort.enabled",
+    default = false,
+    doc = "Order a FastWindow's input itself instead of Spark's Sort below it: each task's rows " +
+      "grouped by PARTITION BY key by hash in O(n), then each window partition sorted alone by " +
+      "the ORDER BY keys (stably, so ties keep Spark's order). No Sort is planned below it and " +
+      "its output has no order. An experiment, off by default: see the README's benchmarks.",
+    parse = bool)
+
+  val GROUP_SORT_MAX_MEMORY_BYTES: Entry[Long] = memoryCap(
+    "spark.fastwindow.groupSort.maxMemoryBytes",
+    holds = "one task's grouped rows may take",
+    whenRefused = "the task sorts its rows with Spark's spilling sorter, as Spark's Sort would")
+
   /** All keys, in declaration (documentation) order. */
   def entries: Seq[Entry[_]] = registered.toSeq
 

@@ -3,8 +3,8 @@ package fastwindow.exec
 import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, SparkException, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.{SortExec, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
@@ -29,14 +29,32 @@ import fastwindow.model.WindowPlan
  * interpreted twins). A partition whose columns would not fit in the task's memory is handed to
  * Spark's own window evaluation (the one `WindowExec` runs), so fastwindow fits wherever Spark
  * does.
+ *
+ * With `groupsByHash` (`spark.fastwindow.groupSort.enabled`) it requires only the clustering, so
+ * no `Sort` is planned below it, and orders each task's rows itself: grouped by PARTITION BY key
+ * in O(n), each window partition sorted alone ([[GroupedSorter]]). Its output then has no order.
  */
 case class FastWindowExec(
     windowExpression: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
     orderSpec: Seq[SortOrder],
-    child: SparkPlan) extends WindowExecBase {
+    child: SparkPlan,
+    groupsByHash: Boolean = false) extends WindowExecBase {
 
   override def nodeName: String = "FastWindow"
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    if (groupsByHash) Seq(Nil) else super.requiredChildOrdering
+
+  override def outputOrdering: Seq[SortOrder] =
+    if (groupsByHash) Nil else super.outputOrdering
+
+  override protected def stringArgs: Iterator[Any] =
+    Iterator(windowExpression, partitionSpec, orderSpec, child)
+
+  override def simpleString(maxFields: Int): String =
+    super.simpleString(maxFields) +
+      (if (groupsByHash) ", partitions grouped by hash and sorted apart" else "")
 
   /** The support check of this node, run once (and kept by copies with a new child). */
   @transient private var checked: WindowSupport.Outcome = _
@@ -64,7 +82,9 @@ case class FastWindowExec(
     "numInterpretedTasks" ->
       SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"),
     "numHandedOverPartitions" ->
-      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark"))
+      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark"),
+    "numSortedTasks" -> SQLMetrics.createMetric(sparkContext,
+      "tasks whose rows Spark sorted (memory refused to group them)"))
 
   override protected def doExecute(): RDD[InternalRow] = {
     val plan = windowPlan
@@ -83,8 +103,10 @@ case class FastWindowExec(
       longMetric("spillSize"), longMetric("peakMemory"), longMetric("windowTime"),
       longMetric("numHandedOverPartitions"))
     val sparkWindow = sparkWindowFactory
+    val ordered = if (groupsByHash) inPartitionOrder else (rows: Iterator[InternalRow]) => rows
 
-    child.execute().mapPartitions { rows =>
+    child.execute().mapPartitions { input =>
+      val rows = ordered(input)
       val evaluator = factory.create()
       if (!evaluator.generated) interpretedTasks += 1
       val iterator = new WindowPartitionIterator(
@@ -102,6 +124,35 @@ case class FastWindowExec(
         evaluator)
       Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => iterator.close()))
       iterator
+    }
+  }
+
+  /**
+   * Per task: its rows grouped by key, each window partition sorted ([[GroupedSorter]]), or, when
+   * memory is refused, sorted by Spark's external sorter as `WindowExec`'s input would be.
+   */
+  private def inPartitionOrder: Iterator[InternalRow] => Iterator[InternalRow] = {
+    val (childOutput, keys, order) = (child.output, partitionSpec, orderSpec)
+    val interpreted = FastWindowConf.CODEGEN_MODE.get(conf) == CodegenMode.NoCodegen
+    val maxBytes = FastWindowConf.GROUP_SORT_MAX_MEMORY_BYTES.get(conf)
+    val sorting =
+      SortExec(partitionSpec.map(SortOrder(_, Ascending)) ++ orderSpec, global = false, child)
+    val (sortedTasks, peak) = (longMetric("numSortedTasks"), longMetric("peakMemory"))
+    input => {
+      val sorter = new GroupedSorter(UnsafeProjection.create(keys, childOutput),
+        keys.map(_.dataType), GroupedSorter.orderFor(order, childOutput, interpreted),
+        new MemoryBudget(TaskMemory.manager.map(new ColumnMemory(_)), maxBytes))
+      Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
+        peak += sorter.peak
+        sorter.clear()
+      })
+      val toUnsafe = UnsafeProjection.create(childOutput, childOutput)
+      val rows = input.map {
+        case u: UnsafeRow => u
+        case other => toUnsafe(other)
+      }
+      GroupedSorter.order(rows, sorter, childOutput.size, () => sorting.createSorter(),
+        () => sortedTasks += 1)
     }
   }
 

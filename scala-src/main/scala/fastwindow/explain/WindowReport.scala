@@ -59,7 +59,8 @@ object WindowReport extends AdaptiveSparkPlanHelper {
 
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
-    case f: FastWindowExec => report(f, Nil).copy(metrics = metricsOf(f))
+    case f: FastWindowExec => report(f, Nil).copy(metrics = metricsOf(f),
+      note = if (f.groupsByHash) Some(GroupedNoSort) else None)
     case h: HashWindowAggregateExec =>
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
         h.partitionSpec.map(_.sql), Nil, Nil, metricsOf(h), Some(NoSortByHash))
@@ -89,6 +90,10 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   /** Why a hash FastWindow needs no sort, for the report. */
   val NoSortByHash: String = "no sort below it: whole-partition aggregates per key in a hash " +
     "map, two passes over the task's rows"
+
+  /** Why a FastWindow with `spark.fastwindow.groupSort.enabled` needs no sort below it. */
+  val GroupedNoSort: String = "no sort below it: the task's rows grouped by key by hash, each " +
+    "window partition sorted alone"
 
   private def metricsOf(plan: SparkPlan): Seq[(String, Long)] =
     plan.metrics.toSeq.sortBy(_._1).collect {

@@ -103,7 +103,7 @@ object FastWindowStrategy extends SparkStrategy {
       .forall(k => plan.functions(k).streamBounds.isDefined))
     val (streamed, buffered) = exec.windowExpression.zip(streams).partition(_._2)
     if (!split || streamed.isEmpty || buffered.isEmpty) {
-      exec
+      if (groupSorts(exec)) exec.copy(groupsByHash = true) else exec
     } else {
       val (lower, upper) = if (streams.head) (streamed, buffered) else (buffered, streamed)
       def node(exprs: Seq[(NamedExpression, Boolean)], child: SparkPlan) =
@@ -112,6 +112,17 @@ object FastWindowStrategy extends SparkStrategy {
       if (top.output == output) top else ProjectExec(output, top)
     }
   }
+
+  /**
+   * Whether `spark.fastwindow.groupSort.enabled` has a window group its task's rows by key instead
+   * of Spark sorting them: it needs PARTITION BY keys that group by their bytes, and an ORDER BY.
+   * Without one, Spark sorts by the keys alone, and a single key's radix sort moves rows among a
+   * group's peers (to make room for NULL keys): a group's rows would not meet the functions in
+   * Spark's order. With one, Spark's sort is stable, as each group's sort here is.
+   */
+  private def groupSorts(exec: FastWindowExec): Boolean =
+    FastWindowConf.GROUP_SORT_ENABLED.get() && exec.orderSpec.nonEmpty &&
+      exec.partitionSpec.nonEmpty && exec.partitionSpec.forall(HashableKeys.hashable)
 
   private def recordFallback(window: LogicalPlan, reasons: Seq[FallbackReason]): Unit = {
     val alreadyLogged = window.getTagValue(FallbackReasons).contains(reasons)

@@ -1,0 +1,148 @@
+"""Windows that order their own input (``spark.fastwindow.groupSort.enabled``), against Spark.
+
+Spark sorts every row of a task by (PARTITION BY keys, ORDER BY keys) below a window. With the
+setting on, FastWindow requires only the clustering, so no Sort is planned, and orders each task's
+rows itself: grouped by key by hash in O(n), each window partition sorted alone. That sort is
+stable, as Spark's in-memory sort is, so ORDER BY ties reach the functions in Spark's order and
+even ``row_number`` over ties matches. Every query runs with fastwindow on and off, on both
+evaluators, and must give the same rows.
+"""
+
+import pytest
+from helpers import assert_rows_equal, assert_same_as_spark, run
+
+GROUP_SORT = "spark.fastwindow.groupSort.enabled"
+GROUPED = "no sort below it: the task's rows grouped by key"
+
+
+@pytest.fixture
+def grouped(spark):
+    spark.conf.set(GROUP_SORT, "true")
+    yield spark
+    spark.conf.unset(GROUP_SORT)
+
+
+def grouped_windows(spark, query):
+    fast = run(spark, query, fastwindow_on=True)
+    return fast, [r for r in fast.reports if GROUPED in (r.note or "")]
+
+
+def windows(partition, order, table="t", columns="p, id"):
+    """Ranking, offset, running, moving and RANGE functions over one window, as one query."""
+    w = f"partition by {partition} order by {order}"
+    return (f"select {columns}, row_number() over ({w}) rn, rank() over ({w}) rk, "
+            f"dense_rank() over ({w}) dr, percent_rank() over ({w}) pr, ntile(3) over ({w}) nt, "
+            f"lag(i) over ({w}) lg, lead(s, 2) over ({w}) ld, "
+            f"sum(l) over ({w} rows between unbounded preceding and current row) rs, "
+            f"avg(dec) over ({w} rows between 2 preceding and 1 following) ma, "
+            f"count(*) over ({w}) rc, max(i) over ({w} rows between current row and "
+            f"unbounded following) sh from {table}")
+
+
+def assert_grouped_and_same(spark, query, **kwargs):
+    fast, grouped = grouped_windows(spark, query)
+    assert grouped and "Sort " not in fast.plan, fast.plan
+    assert "partitions grouped by hash and sorted apart" in fast.plan, fast.plan
+    return assert_same_as_spark(spark, query, **kwargs)
+
+
+ORDER_KEYS = ["by", "sh", "i", "l", "f", "d", "dec", "bigdec", "s", "bin", "bo", "dt", "ts", "ntz",
+              "i desc nulls last", "ts desc", "bo nulls last, d desc", "g, s desc nulls first",
+              "i + l", "upper(s)"]
+
+
+@pytest.mark.parametrize("order", ORDER_KEYS)
+def test_windows_over_each_order_key(grouped, order):
+    # Most of these keys tie often (bo, g, by): row_number and lag see the ties in Spark's order.
+    assert_grouped_and_same(grouped, windows("p", order))
+
+
+PARTITION_KEYS = ["s", "p, g", "dt", "bo", "d", "bin", "p % 3", "cast(p as string)"]
+
+
+@pytest.mark.parametrize("partition", PARTITION_KEYS)
+def test_each_partition_key_type(grouped, partition):
+    assert_grouped_and_same(grouped, windows(partition, "i, id desc"))
+
+
+@pytest.mark.parametrize("ansi", [False, True])
+def test_ansi_on_and_off(grouped, ansi):
+    assert_grouped_and_same(grouped, windows("g", "l"), ansi=ansi)
+
+
+def test_empty_input(grouped):
+    assert assert_same_as_spark(grouped, windows("p", "i", table="empty_t"),
+                                empty_input=True) == []
+
+
+@pytest.fixture(scope="module")
+def skewed(spark_session):
+    """One hot key (20k rows), 2000 small keys, a NULL key and 30k keys of one row each; the
+    order key ties in tens and has NULLs."""
+    spark_session.range(0, 60000, 1, 3).selectExpr(
+        "case when id < 20000 then 0 when id < 28000 then 1 + id % 2000 "
+        "when id < 30000 then null else id end as k",
+        "id", "cast(pmod(xxhash64(id), 1000) as int) as v",
+        "case when id % 17 = 0 then null else pmod(xxhash64(id, 1), 3000) end as o",
+    ).createOrReplaceTempView("skewed_grouped")
+    yield "skewed_grouped"
+
+
+@pytest.mark.parametrize("aqe", ["true", "false"])
+@pytest.mark.parametrize("key", ["k", "cast(k as string)"])
+def test_skewed_hot_and_distinct_keys(grouped, skewed, aqe, key):
+    grouped.conf.set("spark.sql.adaptive.enabled", aqe)
+    try:
+        w = f"partition by {key} order by o"
+        query = (f"select k, id, v, row_number() over ({w}) rn, lag(v) over ({w}) lg, "
+                 f"sum(v) over ({w} rows between 5 preceding and current row) ms, "
+                 f"rank() over ({w}) rk from {skewed}")
+        assert_grouped_and_same(grouped, query)
+    finally:
+        grouped.conf.unset("spark.sql.adaptive.enabled")
+
+
+def test_memory_refused_falls_back_to_sparks_sort(grouped, skewed):
+    # A budget below one page of rows: each task gives its rows to Spark's spilling sorter.
+    grouped.conf.set("spark.fastwindow.groupSort.maxMemoryBytes", "2k")
+    try:
+        query = (f"select k, id, row_number() over w rn, lag(v) over w lg "
+                 f"from {skewed} window w as (partition by k order by o, id)")
+        assert_grouped_and_same(grouped, query)
+        _, reports = grouped_windows(grouped, query)
+        assert reports[0].metrics.get("numSortedTasks", 0) > 0, reports
+    finally:
+        grouped.conf.unset("spark.fastwindow.groupSort.maxMemoryBytes")
+
+
+def test_whole_partitions_without_order_by_stay_sorted(grouped):
+    # No ORDER BY: Spark radix-sorts one key and moves a group's rows about, so order-sensitive
+    # functions (a floating sum, first) stay over Spark's sort.
+    query = "select p, id, sum(d) over (partition by p) s, first(i) over (partition by p) f from t"
+    fast, reports = grouped_windows(grouped, query)
+    assert not reports and "Sort " in fast.plan, fast.plan
+    assert_same_as_spark(grouped, query)
+
+
+def test_stacked_windows_and_an_ordered_result(grouped):
+    # The grouped output has no order: the window above it and the final ORDER BY sort again.
+    query = ("select p, id, rn, sum(rn) over (partition by g order by id) s from ("
+             "select p, g, id, row_number() over (partition by p order by i, id) rn from t) "
+             "order by id")
+    fast, reports = grouped_windows(grouped, query)
+    assert reports, fast.plan
+    vanilla = run(grouped, query, fastwindow_on=False)
+    assert fast.rows == vanilla.rows
+
+
+def test_top_k_below_a_grouped_window(grouped):
+    query = ("select * from (select p, i, id, rank() over (partition by p order by i) r, "
+             "lag(id) over (partition by p order by i) lg from t) where r <= 2")
+    assert_same_as_spark(grouped, query)
+
+
+def test_off_by_default_spark_sorts(spark):
+    query = windows("p", "i")
+    fast, reports = grouped_windows(spark, query)
+    assert not reports and "Sort " in fast.plan, fast.plan
+    assert_rows_equal(fast.rows, run(spark, query, fastwindow_on=False).rows)
