@@ -39,13 +39,14 @@ MIDDLE_LINE_SUITE = ["test_ranking.py", "test_offset.py", "test_aggregates.py",
                      "test_entry_routes.py", "test_mode.py", "test_collations.py",
                      "test_interval_sums.py::test_overflow_matches_spark"]
 
-#: The hash operators (FastGroupLimit's top-k per group, whole-partition aggregates by hash) and
-#: their sorted paths through Spark's sorter when memory is refused.
+#: The hash operators (FastGroupLimit's top-k per group, whole-partition aggregates by hash, the
+#: group sort) and their sorted paths through Spark's sorter when memory is refused.
 HASH_OPERATOR_TESTS = [
     "test_group_limit.py::test_top_k_keeps_whole_rows_under_a_total_order",
     "test_group_limit.py::test_memory_refused_falls_back_to_emitting_and_sorting",
     "test_hash_window.py::test_every_declarative_aggregate_per_key",
-    "test_hash_window.py::test_memory_refused_falls_back_to_sorting"]
+    "test_hash_window.py::test_memory_refused_falls_back_to_sorting",
+    "test_group_sort.py::test_memory_refused_falls_back_to_sparks_sort"]
 
 #: What runs on each line: every function family x frame kind x ANSI on/off (on the generated
 #: evaluator; the interpreted twin runs the same Scala algorithms and is covered on the installed
