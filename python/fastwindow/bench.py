@@ -52,11 +52,13 @@ FLOAT_TOLERANCE = 1e-9
 class Shape:
     """How the generated rows are partitioned: ``rows_per_partition`` None = no PARTITION BY.
     ``scattered``: keys drawn by hash (rows of a key spread over the files, as in real tables)
-    instead of runs of consecutive ids (which hand Spark's sort presorted input)."""
+    instead of runs of consecutive ids (which hand Spark's sort presorted input); ``keys`` of
+    them, or rows / ``rows_per_partition``; one row per key is every row its own key."""
     name: str
     rows_per_partition: Optional[int]
     description: str
     scattered: bool = False
+    keys: Optional[int] = None
 
 
 SHAPES: Dict[str, Shape] = {
@@ -65,7 +67,10 @@ SHAPES: Dict[str, Shape] = {
     "none": Shape("none", None, "no PARTITION BY (one window partition)"),
     "keys20": Shape("keys20", 20, "rows / 20 keys drawn by hash (20 rows per key on average)",
                     scattered=True),
-    "keys10": Shape("keys10", None, "10 keys drawn by hash", scattered=True),
+    "keys10k": Shape("keys10k", None, "10,000 keys drawn by hash", scattered=True, keys=10_000),
+    "keys10": Shape("keys10", None, "10 keys drawn by hash", scattered=True, keys=10),
+    "distinct": Shape("distinct", 1, "every row its own key (a 64-bit hash of the row number)",
+                      scattered=True),
 }
 
 
@@ -232,8 +237,10 @@ def query_sql(workload: Workload, shape: Shape, table: str, duckdb: bool = False
 
 
 def _generate_parquet(spark: Any, shape: Shape, rows: int, path: Path) -> None:
-    if shape.scattered:
-        keys = rows // shape.rows_per_partition if shape.rows_per_partition else 10
+    if shape.scattered and shape.rows_per_partition == 1:
+        part = "xxhash64(id, 4)"
+    elif shape.scattered:
+        keys = shape.keys or rows // shape.rows_per_partition
         part = f"pmod(xxhash64(id, 4), {max(keys, 1)})"
     else:
         part = f"id div {shape.rows_per_partition}" if shape.rows_per_partition else "0"
