@@ -7,6 +7,8 @@ that the plan ran where expected; ``assert_falls_back`` asserts that a query sta
 
 from __future__ import annotations
 
+import contextlib
+
 import math
 from dataclasses import dataclass
 from decimal import Decimal
@@ -310,3 +312,15 @@ def assert_same_error(spark: SparkSession, query: Query, *, ansi: bool = True) -
     assert fast.condition == vanilla.condition, (fast, vanilla)
     assert fast.parameters == vanilla.parameters, (fast, vanilla)
     return fast.condition
+
+
+@contextlib.contextmanager
+def session_confs(spark: SparkSession, confs: Dict[str, str]):
+    """Sets Spark settings for a block, unsetting them afterwards (also when it fails)."""
+    for key, value in confs.items():
+        spark.conf.set(key, value)
+    try:
+        yield spark
+    finally:
+        for key in confs:
+            spark.conf.unset(key)

@@ -9,7 +9,7 @@ evaluators, and must give the same rows.
 """
 
 import pytest
-from helpers import assert_rows_equal, assert_same_as_spark, run
+from helpers import assert_rows_equal, assert_same_as_spark, run, session_confs
 
 GROUP_SORT = "spark.fastwindow.groupSort.enabled"
 GROUPED = "no sort below it: the task's rows grouped by key"
@@ -17,9 +17,8 @@ GROUPED = "no sort below it: the task's rows grouped by key"
 
 @pytest.fixture
 def grouped(spark):
-    spark.conf.set(GROUP_SORT, "true")
-    yield spark
-    spark.conf.unset(GROUP_SORT)
+    with session_confs(spark, {GROUP_SORT: "true"}):
+        yield spark
 
 
 def grouped_windows(spark, query):
@@ -91,28 +90,22 @@ def skewed(spark_session):
 @pytest.mark.parametrize("aqe", ["true", "false"])
 @pytest.mark.parametrize("key", ["k", "cast(k as string)"])
 def test_skewed_hot_and_distinct_keys(grouped, skewed, aqe, key):
-    grouped.conf.set("spark.sql.adaptive.enabled", aqe)
-    try:
-        w = f"partition by {key} order by o"
-        query = (f"select k, id, v, row_number() over ({w}) rn, lag(v) over ({w}) lg, "
-                 f"sum(v) over ({w} rows between 5 preceding and current row) ms, "
-                 f"rank() over ({w}) rk from {skewed}")
+    w = f"partition by {key} order by o"
+    query = (f"select k, id, v, row_number() over ({w}) rn, lag(v) over ({w}) lg, "
+             f"sum(v) over ({w} rows between 5 preceding and current row) ms, "
+             f"rank() over ({w}) rk from {skewed}")
+    with session_confs(grouped, {"spark.sql.adaptive.enabled": aqe}):
         assert_grouped_and_same(grouped, query)
-    finally:
-        grouped.conf.unset("spark.sql.adaptive.enabled")
 
 
 def test_memory_refused_falls_back_to_sparks_sort(grouped, skewed):
     # A budget below one page of rows: each task gives its rows to Spark's spilling sorter.
-    grouped.conf.set("spark.fastwindow.groupSort.maxMemoryBytes", "2k")
-    try:
-        query = (f"select k, id, row_number() over w rn, lag(v) over w lg "
-                 f"from {skewed} window w as (partition by k order by o, id)")
+    query = (f"select k, id, row_number() over w rn, lag(v) over w lg "
+             f"from {skewed} window w as (partition by k order by o, id)")
+    with session_confs(grouped, {"spark.fastwindow.groupSort.maxMemoryBytes": "2k"}):
         assert_grouped_and_same(grouped, query)
         _, reports = grouped_windows(grouped, query)
         assert reports[0].metrics.get("numSortedTasks", 0) > 0, reports
-    finally:
-        grouped.conf.unset("spark.fastwindow.groupSort.maxMemoryBytes")
 
 
 def test_whole_partitions_without_order_by_stay_sorted(grouped):

@@ -10,7 +10,7 @@ off, on both evaluators, and must give the same rows.
 """
 
 import pytest
-from helpers import assert_rows_equal, assert_same_as_spark, run
+from helpers import assert_rows_equal, assert_same_as_spark, run, session_confs
 
 NO_SORT = "no sort below it: whole-partition aggregates"
 
@@ -164,40 +164,31 @@ def skewed(spark_session):
 
 @pytest.mark.parametrize("aqe", ["true", "false"])
 def test_skewed_hot_and_distinct_keys(spark, skewed, aqe):
-    spark.conf.set("spark.sql.adaptive.enabled", aqe)
-    try:
-        query = whole(["sum(v)", "min(x)", "count(*)", "min(id)", "max(id)", "max(v)"],
-                      partition="k", table=skewed,
-                      columns="k, id, try_divide(v, sum(v) over (partition by k)) share")
+    query = whole(["sum(v)", "min(x)", "count(*)", "min(id)", "max(id)", "max(v)"],
+                  partition="k", table=skewed,
+                  columns="k, id, try_divide(v, sum(v) over (partition by k)) share")
+    with session_confs(spark, {"spark.sql.adaptive.enabled": aqe}):
         fast, hashed = hash_windows(spark, query)
         assert hashed and "Sort " not in fast.plan, fast.plan
         assert_same_as_spark(spark, query)
-    finally:
-        spark.conf.unset("spark.sql.adaptive.enabled")
 
 
 def test_memory_refused_falls_back_to_sorting(spark, skewed):
     # A budget of a few groups: each task gives its rows to Spark's sorter and Spark's own
     # window evaluation; the results are the same.
-    spark.conf.set("spark.fastwindow.hashWindow.maxMemoryBytes", "2k")
-    try:
-        query = whole(["sum(v)", "count(*)", "max(id)"], partition="k", table=skewed)
+    query = whole(["sum(v)", "count(*)", "max(id)"], partition="k", table=skewed)
+    with session_confs(spark, {"spark.fastwindow.hashWindow.maxMemoryBytes": "2k"}):
         assert_same_as_spark(spark, query)
         fast, hashed = hash_windows(spark, query)
         assert hashed and hashed[0].metrics.get("numSortedTasks", 0) > 0, hashed
-    finally:
-        spark.conf.unset("spark.fastwindow.hashWindow.maxMemoryBytes")
 
 
 def test_hash_window_can_be_switched_off(spark):
-    spark.conf.set("spark.fastwindow.hashWindow.enabled", "false")
-    try:
-        query = whole(["sum(i)", "count(*)"])
+    query = whole(["sum(i)", "count(*)"])
+    with session_confs(spark, {"spark.fastwindow.hashWindow.enabled": "false"}):
         fast, hashed = hash_windows(spark, query)
         assert not hashed and any(r.operator == "FastWindow" for r in fast.reports), fast.plan
         assert_same_as_spark(spark, query)
-    finally:
-        spark.conf.unset("spark.fastwindow.hashWindow.enabled")
 
 
 def test_no_sort_in_the_plan_and_spark_sorts(spark, skewed):
