@@ -9,7 +9,7 @@ as here, so those queries select only the columns that choice cannot change.
 """
 
 import pytest
-from helpers import GROUP_LIMITS, assert_falls_back, assert_same_as_spark, run
+from helpers import GROUP_LIMITS, assert_falls_back, assert_same_as_spark, run, session_confs
 
 ORDER_KEY_TYPES = ["by", "sh", "i", "l", "f", "d", "dec", "bigdec", "s", "bin", "bo", "dt", "ts",
                    "ntz"]
@@ -168,6 +168,40 @@ def test_memory_refused_falls_back_to_emitting_and_sorting(spark, skewed):
                 metrics
     finally:
         spark.conf.unset("spark.fastwindow.groupLimit.maxMemoryBytes")
+
+
+def metrics_by_mode(spark, query):
+    """The metrics of the query's partial and final FastGroupLimit, by mode."""
+    _, limits = limits_of(spark, query)
+    return {r.window_expressions[0].rsplit("(", 1)[1].rstrip(")"): r.metrics for r in limits}
+
+
+@pytest.mark.parametrize("fn,k", [("row_number()", 1), ("rank()", 3), ("dense_rank()", 2)])
+def test_nearly_distinct_keys_pass_through_and_sort(spark, skewed, fn, k):
+    # From id 30000 on every row has a key of its own: after 1000 rows the partial limit passes
+    # its rows on, and the final one sorts them (except row_number <= 1, one row per key in an
+    # arena at no more cost than a sort's). The same rows either way.
+    query = top_k(fn, "o desc nulls first, id", k, partition="k", columns="*",
+                  table=f"(select * from {skewed} where id >= 30000)")
+    with session_confs(spark, {"spark.fastwindow.distinctKeys.sampleRows": "1000"}):
+        assert_same_as_spark(spark, query)
+        metrics = metrics_by_mode(spark, query)
+        assert metrics["Partial"].get("numPassedThroughTasks", 0) > 0, metrics
+        sorted_tasks = metrics["Final"].get("numSortedTasks", 0)
+        assert sorted_tasks == 0 if fn == "row_number()" else sorted_tasks > 0, metrics
+    # Below the sample (the default is 65,536 rows; each task has about 10,000) nothing changes.
+    metrics = metrics_by_mode(spark, query)
+    assert metrics["Partial"].get("numPassedThroughTasks", 0) == 0, metrics
+    assert metrics["Final"].get("numSortedTasks", 0) == 0, metrics
+
+
+def test_repeated_keys_are_limited_by_hash(spark, skewed):
+    query = top_k("rank()", "o, id", 2, partition="k", columns="*",
+                  table=f"(select id % 100 k, id, v, o from {skewed})")
+    with session_confs(spark, {"spark.fastwindow.distinctKeys.sampleRows": "1000"}):
+        metrics = metrics_by_mode(spark, query)
+        assert metrics["Partial"].get("numPassedThroughTasks", 0) == 0, metrics
+        assert metrics["Final"].get("numSortedTasks", 0) == 0, metrics
 
 
 def test_group_limit_can_be_switched_off(spark):

@@ -1,11 +1,12 @@
-"""Windows that order their own input (``spark.fastwindow.groupSort.enabled``), against Spark.
+"""Windows that order their own input (``spark.fastwindow.groupSort.enabled``, on by default),
+against Spark.
 
 Spark sorts every row of a task by (PARTITION BY keys, ORDER BY keys) below a window. With the
 setting on, FastWindow requires only the clustering, so no Sort is planned, and orders each task's
-rows itself: grouped by key by hash in O(n), each window partition sorted alone. That sort is
-stable, as Spark's in-memory sort is, so ORDER BY ties reach the functions in Spark's order and
-even ``row_number`` over ties matches. Every query runs with fastwindow on and off, on both
-evaluators, and must give the same rows.
+rows itself: grouped by key by hash in O(n), the keys sorted, each window partition sorted alone.
+That sort is stable, as Spark's in-memory sort is, so ORDER BY ties reach the functions in Spark's
+order and even ``row_number`` over ties matches, and the rows come out in Spark's order exactly.
+Every query runs with fastwindow on and off, on both evaluators, and must give the same rows.
 """
 
 import pytest
@@ -118,14 +119,66 @@ def test_whole_partitions_without_order_by_stay_sorted(grouped):
 
 
 def test_stacked_windows_and_an_ordered_result(grouped):
-    # The grouped output has no order: the window above it and the final ORDER BY sort again.
+    # A window above by other keys groups again; the final ORDER BY sorts.
     query = ("select p, id, rn, sum(rn) over (partition by g order by id) s from ("
              "select p, g, id, row_number() over (partition by p order by i, id) rn from t) "
              "order by id")
     fast, reports = grouped_windows(grouped, query)
-    assert reports, fast.plan
+    assert len(reports) == 2, fast.plan
     vanilla = run(grouped, query, fastwindow_on=False)
     assert fast.rows == vanilla.rows
+
+
+def test_rows_come_out_in_sparks_order(grouped, skewed):
+    # No ORDER BY in the query: the rows as collected are the window's output order, which must
+    # be Spark's (groups in key order, NULL first; ties in input order). The order key ties in
+    # tens, so row_number and lag see ties.
+    for key in ["k", "cast(k as string)", "k, v % 3"]:
+        w = f"partition by {key} order by o"
+        query = (f"select k, id, row_number() over ({w}) rn, lag(id) over ({w}) lg "
+                 f"from {skewed}")
+        fast, grouped_reports = grouped_windows(grouped, query)
+        assert grouped_reports, fast.plan
+        assert fast.rows == run(grouped, query, fastwindow_on=False).rows, key
+
+
+def test_a_window_above_by_the_same_keys_reads_the_order_as_it_is(grouped, skewed):
+    # The lower window's output is in (k, o) order, which the upper one (reading rn, so Spark
+    # does not collapse the two) requires too: neither a Sort nor a second grouping between them,
+    # and a sort-merge join by k reads it unsorted.
+    query = (f"select a.k, a.id, a.rn, a.s, b.n from (select k, id, rn, "
+             f"sum(rn) over (partition by k order by o rows 2 preceding) s from (select k, id, o, "
+             f"row_number() over (partition by k order by o) rn from {skewed})) a join "
+             f"(select k, count(*) n from {skewed} group by k) b on a.k = b.k")
+    with session_confs(grouped, {"spark.sql.autoBroadcastJoinThreshold": "-1",
+                                 "spark.sql.adaptive.enabled": "false"}):
+        fast, reports = grouped_windows(grouped, query)
+        assert len(fast.reports) == 2 and len(reports) == 1, fast.plan
+        assert "SortMergeJoin" in fast.plan, fast.plan
+        assert fast.plan.count("Sort [") == 1, fast.plan  # the aggregate's side only
+        assert_same_as_spark(grouped, query)
+
+
+def test_nearly_distinct_keys_go_to_sparks_sorter(grouped, skewed):
+    # 30k of the 60k rows have a key of their own; a sample of the rows from id 30000 on is
+    # nearly all distinct keys, so each task hands its rows to Spark's sorter.
+    query = (f"select k, id, row_number() over w rn, lag(v) over w lg "
+             f"from {skewed} where id >= 30000 window w as (partition by k order by o)")
+    with session_confs(grouped, {"spark.fastwindow.distinctKeys.sampleRows": "1000"}):
+        assert_grouped_and_same(grouped, query)
+        _, reports = grouped_windows(grouped, query)
+        assert reports[0].metrics.get("numSortedTasks", 0) > 0, reports
+    with session_confs(grouped, {"spark.fastwindow.distinctKeys.sampleRows": "0"}):
+        _, reports = grouped_windows(grouped, query)
+        assert reports[0].metrics.get("numSortedTasks", 0) == 0, reports
+
+
+def test_repeated_keys_stay_grouped(grouped, skewed):
+    query = (f"select k, id, row_number() over (partition by k order by o) rn "
+             f"from (select id % 100 k, id, o from {skewed})")
+    with session_confs(grouped, {"spark.fastwindow.distinctKeys.sampleRows": "1000"}):
+        _, reports = grouped_windows(grouped, query)
+        assert reports and reports[0].metrics.get("numSortedTasks", 0) == 0, reports
 
 
 def test_top_k_below_a_grouped_window(grouped):
@@ -134,8 +187,14 @@ def test_top_k_below_a_grouped_window(grouped):
     assert_same_as_spark(grouped, query)
 
 
-def test_off_by_default_spark_sorts(spark):
+def test_on_by_default(spark):
+    fast, reports = grouped_windows(spark, windows("p", "i"))
+    assert reports and "Sort " not in fast.plan, fast.plan
+
+
+def test_switched_off_spark_sorts(spark):
     query = windows("p", "i")
-    fast, reports = grouped_windows(spark, query)
-    assert not reports and "Sort " in fast.plan, fast.plan
-    assert_rows_equal(fast.rows, run(spark, query, fastwindow_on=False).rows)
+    with session_confs(spark, {GROUP_SORT: "false"}):
+        fast, reports = grouped_windows(spark, query)
+        assert not reports and "Sort " in fast.plan, fast.plan
+        assert_rows_equal(fast.rows, run(spark, query, fastwindow_on=False).rows)

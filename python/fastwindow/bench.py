@@ -67,6 +67,10 @@ SHAPES: Dict[str, Shape] = {
     "none": Shape("none", None, "no PARTITION BY (one window partition)"),
     "keys20": Shape("keys20", 20, "rows / 20 keys drawn by hash (20 rows per key on average)",
                     scattered=True),
+    "keys4": Shape("keys4", 4, "rows / 4 keys drawn by hash (4 rows per key on average)",
+                   scattered=True),
+    "keys2": Shape("keys2", 2, "rows / 2 keys drawn by hash (2 rows per key on average)",
+                   scattered=True),
     "keys10k": Shape("keys10k", None, "10,000 keys drawn by hash", scattered=True, keys=10_000),
     "keys10": Shape("keys10", None, "10 keys drawn by hash", scattered=True, keys=10),
     "distinct": Shape("distinct", 1, "every row its own key (a 64-bit hash of the row number)",
@@ -266,27 +270,27 @@ class System:
 
 SPARK_SYSTEMS = [
     System("fastwindow", {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
-                          EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "false"}),
-    # Each task's rows grouped by key by hash and each window partition sorted alone, instead of
-    # Spark's sort of the whole task (spark.fastwindow.groupSort.enabled).
-    System("fastwindow_grouped",
+                          EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true"}),
+    # Spark's sort of the whole task below FastWindow, instead of each task's rows grouped by key
+    # by hash and each window partition sorted alone (spark.fastwindow.groupSort.enabled off).
+    System("fastwindow_sorted",
            {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
-            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true"}),
+            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "false"}),
     # Mixed streamed/buffering windows as two operators (see spark.fastwindow.streaming.splitMixed).
     System("fastwindow_split",
            {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "true",
-            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "false"}),
+            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true"}),
     # Floating-point aggregates over sliding frames in Spark's order (spark.fastwindow.exactFloats).
     System("fastwindow_exact",
            {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
-            EXACT_FLOATS_KEY: "true", GROUP_SORT_KEY: "false"}),
+            EXACT_FLOATS_KEY: "true", GROUP_SORT_KEY: "true"}),
     System("spark", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "false"}),
     System("spark_segtree", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "true"}),
 ]
 
 
 #: Systems compared with fastwindow in reports (ratio = theirs / fastwindow's), in column order.
-OTHER_SYSTEMS = ("fastwindow_split", "fastwindow_exact", "fastwindow_grouped", "spark",
+OTHER_SYSTEMS = ("fastwindow_split", "fastwindow_exact", "fastwindow_sorted", "spark",
                  "spark_segtree", "duckdb")
 
 
@@ -600,7 +604,7 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
     if sized:
         fig, ax = plt.subplots(figsize=(7, 4.5))
         colors = {"fastwindow": "tab:red", "fastwindow_split": "tab:orange",
-                  "fastwindow_exact": "tab:purple", "fastwindow_grouped": "tab:brown",
+                  "fastwindow_exact": "tab:purple", "fastwindow_sorted": "tab:brown",
                   "spark": "tab:blue", "spark_segtree": "tab:green",
                   "duckdb": "tab:gray"}
         styles = dict(zip(sorted({c.shape for c in sized}), ["-", "--", ":"]))
@@ -647,8 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--systems", default="fastwindow,spark,spark_segtree,duckdb",
                    help="comma-separated systems to compare, among fastwindow, "
                         "fastwindow_split (spark.fastwindow.streaming.splitMixed on), "
-                        "fastwindow_exact (spark.fastwindow.exactFloats on), fastwindow_grouped "
-                        "(spark.fastwindow.groupSort.enabled on), spark, "
+                        "fastwindow_exact (spark.fastwindow.exactFloats on), fastwindow_sorted "
+                        "(spark.fastwindow.groupSort.enabled off), spark, "
                         "spark_segtree, duckdb")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per system (median reported)")
     p.add_argument("--max-seconds", type=float, default=60.0,

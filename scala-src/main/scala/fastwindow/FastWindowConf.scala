@@ -102,6 +102,10 @@ object FastWindowConf {
     scala.util.Try(raw.toInt).toOption.filter(_ > 0)
       .getOrElse(throw badValue(key, raw, "a positive integer"))
 
+  private def nonNegativeInt(key: String, raw: String): Int =
+    scala.util.Try(raw.toInt).toOption.filter(_ >= 0)
+      .getOrElse(throw badValue(key, raw, "an integer, 0 or more"))
+
   val STREAMING_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.streaming.enabled",
     default = true,
@@ -206,17 +210,30 @@ object FastWindowConf {
 
   val GROUP_SORT_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.groupSort.enabled",
-    default = false,
-    doc = "Order a FastWindow's input itself instead of Spark's Sort below it: each task's rows " +
-      "grouped by PARTITION BY key by hash in O(n), then each window partition sorted alone by " +
-      "the ORDER BY keys (stably, so ties keep Spark's order). No Sort is planned below it and " +
-      "its output has no order. An experiment, off by default: see the README's benchmarks.",
+    default = true,
+    doc = "Order a FastWindow's input itself instead of Spark's Sort below it, for a window with " +
+      "PARTITION BY and ORDER BY: each task's rows grouped by PARTITION BY key by hash in O(n), " +
+      "the keys sorted, then each window partition sorted alone by the ORDER BY keys (stably, " +
+      "so ties keep Spark's order). No Sort is planned below it and its output is in the order " +
+      "Spark's Sort gives. A task whose keys are nearly all distinct (see " +
+      "spark.fastwindow.distinctKeys.sampleRows) or whose rows do not fit in memory is sorted " +
+      "by Spark's sorter instead. Off: Spark sorts every task.",
     parse = bool)
 
   val GROUP_SORT_MAX_MEMORY_BYTES: Entry[Long] = memoryCap(
     "spark.fastwindow.groupSort.maxMemoryBytes",
     holds = "one task's grouped rows may take",
     whenRefused = "the task sorts its rows with Spark's spilling sorter, as Spark's Sort would")
+
+  val DISTINCT_KEYS_SAMPLE_ROWS: Entry[Int] = entry(
+    "spark.fastwindow.distinctKeys.sampleRows",
+    default = 65536,
+    doc = "After this many rows of a task, the operators that group rows by PARTITION BY key " +
+      "by hash check whether nine rows in ten had a key of their own; if so, grouping buys " +
+      "nothing, and the group sort gives the task's rows to Spark's sorter, the final top-k " +
+      "sorts them (except row_number() <= 1, which holds one row per key at no more cost) " +
+      "and the partial top-k passes the rest of its rows on. 0: never check.",
+    parse = nonNegativeInt)
 
   /** All keys, in declaration (documentation) order. */
   def entries: Seq[Entry[_]] = registered.toSeq

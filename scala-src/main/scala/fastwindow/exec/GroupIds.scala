@@ -1,9 +1,11 @@
 package fastwindow.exec
 
+import java.util.Comparator
+
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.types._
 
-import fastwindow.frames.KeyedRadixSort
+import fastwindow.frames.{KeyedRadixSort, StableIndexSort}
 
 /**
  * Numbers the groups (PARTITION BY keys, as projected rows) of one task 0, 1, 2, ... in order of
@@ -24,6 +26,27 @@ sealed trait GroupIds {
    * (in O(keys)); None when the caller must compare the key rows.
    */
   def idsInKeyOrder: Option[Array[Int]] = None
+  /** How many keys have an id. */
+  def count: Int
+
+  /**
+   * The ids in ascending key order, NULL first: by [[idsInKeyOrder]] where there is one, else by
+   * `keyOrder` over the key rows (Spark's ordering of the keys, column i being key i).
+   */
+  final def idsSortedBy(keyOrder: Comparator[UnsafeRow]): Array[Int] =
+    idsInKeyOrder.getOrElse {
+      val sorted = Array.range(0, count)
+      StableIndexSort.sort(sorted, 0, count, new Array[Int](count),
+        (a: Int, b: Int) => keyOrder.compare(key(a), key(b)))
+      sorted
+    }
+
+  /**
+   * Whether nine in ten of `rows` rows read so far had a key of their own: then a hash of the
+   * keys buys nothing (every group holds about one row), and an operator that groups rows gives
+   * them to a sort instead.
+   */
+  final def nearlyDistinct(rows: Long): Boolean = rows > 0 && 10L * count >= 9L * rows
 }
 
 object GroupIds {
@@ -55,7 +78,7 @@ object GroupIds {
     private var bits = 10
     /** Slot i: its value at 2i, its id + 1 at 2i + 1 (0: empty); one cache line for both. */
     private var table = new Array[Long](2 << bits)
-    private var count = 0
+    private var keys = 0
     private var nullId = -1
     /** By id: the key's value (NULL's slot unused). */
     private var byId = new Array[Long](16)
@@ -74,12 +97,14 @@ object GroupIds {
         table(2 * i + 1).toInt - 1
       }
 
+    override def count: Int = keys
+
     override def add(key: UnsafeRow): Int = {
-      val id = count
-      count += 1
+      val id = keys
+      keys += 1
       if (key.isNullAt(0)) nullId = id
       else {
-        if (2 * count > (1 << bits)) grow()
+        if (2 * keys > (1 << bits)) grow()
         // The NULL key takes an id but no slot here, so `id` may be past the end by more than one.
         if (id >= byId.length) byId = java.util.Arrays.copyOf(byId, 2 * id)
         byId(id) = value(key)
@@ -109,10 +134,10 @@ object GroupIds {
 
     // Integral values order as their longs: one radix sort of the values carrying the ids.
     override def idsInKeyOrder: Option[Array[Int]] = {
-      val n = count - (if (nullId >= 0) 1 else 0)
+      val n = keys - (if (nullId >= 0) 1 else 0)
       val (values, ids) = (new Array[Long](n), new Array[Int](n))
       var (id, i) = (0, 0)
-      while (id < count) {
+      while (id < keys) {
         if (id != nullId) { values(i) = byId(id); ids(i) = id; i += 1 }
         id += 1
       }
@@ -142,6 +167,8 @@ object GroupIds {
     private var keys = new Array[UnsafeRow](16)
 
     override def key(id: Int): UnsafeRow = keys(id)
+
+    override def count: Int = map.size
 
     override def find(key: UnsafeRow): Int = {
       val id = map.get(key)

@@ -4,7 +4,7 @@ import java.util.Comparator
 
 import scala.collection.mutable.ArrayBuffer
 
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, NullsFirst, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BoundReference, Expression, NullsFirst, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.unsafe.Platform
 
@@ -12,16 +12,19 @@ import fastwindow.frames.StableIndexSort
 
 /**
  * Orders one task's rows window partition by window partition without sorting the whole task:
- * the rows are grouped by their PARTITION BY key in O(n) (ids by hash in order of first
- * appearance, [[GroupIds]], then a counting sort by id), and each group alone is sorted by the
- * ORDER BY keys. Spark sorts every row of the task by (partition keys, order keys), and with two
- * or more keys compares whole rows on every tie of the first; here the comparisons stay inside
- * groups, which are small and in cache.
+ * the rows are grouped by their PARTITION BY key in O(n) (ids by hash, [[GroupIds]]), the
+ * distinct keys are sorted (a radix sort for one integral key), the rows placed group by group in
+ * key order by a counting sort, and each group alone is sorted by the ORDER BY keys. Spark sorts
+ * every row of the task by (partition keys, order keys), and with two or more keys compares whole
+ * rows on every tie of the first; here the comparisons stay inside groups, which are small and in
+ * cache, and the key comparisons are one per key, not per row.
  *
- * The groups come out in order of first appearance, not key order, so the operator above reports
- * no output ordering. Within a group the sort is stable: ORDER BY ties keep their input order, as
- * in Spark's in-memory sort, so functions that see tied rows in order (row_number, lag, ROWS
- * frames) give Spark's results.
+ * The output is in Spark's order exactly: groups in ascending key order, NULL first, as the
+ * `SortExec` below a window orders them, and within a group a stable sort, so ORDER BY ties keep
+ * their input order as in Spark's in-memory sort (TimSort, with two or more sort keys). So
+ * functions that see tied rows in order (row_number, lag, ROWS frames) give Spark's results, an
+ * error is raised at the row where Spark raises it, and the operator above keeps Spark's output
+ * ordering: nothing above sorts again.
  *
  * Rows are copied into byte pages. Every byte (pages, per-row arrays, the groups' ids and the
  * sort's scratch arrays) is asked of `budget` before it is taken; `add` returns false when it is
@@ -30,6 +33,7 @@ import fastwindow.frames.StableIndexSort
 final class GroupedSorter(
     keyOf: UnsafeProjection,
     keyTypes: Seq[DataType],
+    keyOrder: Comparator[UnsafeRow],
     order: GroupedSorter.Order,
     budget: MemoryBudget) {
   import GroupedSorter._
@@ -55,6 +59,8 @@ final class GroupedSorter(
 
   def rowCount: Int = rows
   def groupCount: Int = groups
+  /** Whether nearly every row taken so far had a key of its own ([[GroupIds.nearlyDistinct]]). */
+  def nearlyDistinct: Boolean = ids.nearlyDistinct(rows)
   /** The most bytes this held (or was about to hold). */
   def peak: Long = peakBytes
 
@@ -68,7 +74,8 @@ final class GroupedSorter(
     val key = keyOf(row)
     val known = ids.find(key)
     val size = row.getSizeInBytes
-    val newPage = pageEnd + size > page.length
+    // A row of no columns has no bytes, but its address needs a page.
+    val newPage = page.length == 0 || pageEnd + size > page.length
     val capacity = if (rows == addresses.length) 2 * rows else addresses.length
     val wanted = bytesWith(capacity,
       pageBytes + (if (newPage) math.max(PageBytes, size) else 0),
@@ -134,15 +141,24 @@ final class GroupedSorter(
     }
 
   /**
-   * The rows taken, grouped by key, each group sorted; each row valid until the next. Its arrays
-   * were counted by `add`.
+   * The rows taken, grouped by key in key order, each group sorted; each row valid until the next.
+   * Its arrays were counted by `add`.
    */
   def sorted(numFields: Int): Iterator[UnsafeRow] = {
-    // Counting sort by group id (stable: each group's rows stay in input order).
+    // Groups renumbered by key order, then a counting sort by that number (stable: each group's
+    // rows stay in input order).
+    val inKeyOrder = ids.idsSortedBy(keyOrder)
+    val rankOf = new Array[Int](groups)
+    var g = 0
+    while (g < groups) { rankOf(inKeyOrder(g)) = g; g += 1 }
     val starts = new Array[Int](groups + 1)
     var i = 0
-    while (i < rows) { starts(groupOf(i) + 1) += 1; i += 1 }
-    var g = 0
+    while (i < rows) {
+      groupOf(i) = rankOf(groupOf(i))
+      starts(groupOf(i) + 1) += 1
+      i += 1
+    }
+    g = 0
     while (g < groups) { starts(g + 1) += starts(g); g += 1 }
     val next = java.util.Arrays.copyOf(starts, groups)
     val byGroup = new Array[Int](rows)
@@ -221,38 +237,51 @@ object GroupedSorter {
       case _ => ByRows(HashGroupLimitExec.ordering(orderSpec, schema, interpreted))
     }
 
+  /** Spark's ascending order (NULL first) of the key rows of `keys` (column i is key i). */
+  def keyOrder(keys: Seq[Expression], interpreted: Boolean): Comparator[UnsafeRow] =
+    HashGroupLimitExec.ordering(keys.zipWithIndex.map { case (key, i) =>
+      SortOrder(BoundReference(i, key.dataType, key.nullable), Ascending)
+    }, Nil, interpreted)
+
   private val InitialRows = 1024
   private val PageBytes = 1 << 20
   /**
-   * Per row: address 8, size 4, group 4, and the sort's two index arrays 4 + 4 (the counts by
-   * group are counted per group, with the group's id table).
+   * Per row: address 8, size 4, group 4, and the sort's two index arrays 4 + 4. Per group, beyond
+   * its id table: its start and next position 4 + 4, its rank 4, and the key sort's arrays (for
+   * one integral key: values and ids, and their spares, 24; and the result 4).
    */
   private val BytesPerRow = 24L
-  private val BytesPerGroup = 8L
+  private val BytesPerGroup = 40L
 
   /**
    * The task's rows in window-partition order: grouped and sorted by `sorter` or, once it refuses
-   * memory, all of them (those it took, then the rest) sorted by `sparkSorter()` (Spark's
-   * external sorter: it spills), with `onSparkSort` called.
+   * memory, or when its first `sampleRows` rows (0: never) had nearly a key each, all of them
+   * (those it took, then the rest) sorted by `sparkSorter()` (Spark's external sorter: it spills),
+   * with `onSparkSort` called. With a group per row, placing rows group by group in key order
+   * reads them in random order, and the sort inside groups is empty: Spark's sort, whose
+   * comparisons then end at the first key, is as fast.
    */
   def order(
       input: Iterator[UnsafeRow],
       sorter: GroupedSorter,
       numFields: Int,
+      sampleRows: Int,
       sparkSorter: () => org.apache.spark.sql.execution.UnsafeExternalRowSorter,
       onSparkSort: () => Unit): Iterator[UnsafeRow] = {
     var refused: UnsafeRow = null
-    while (refused == null && input.hasNext) {
+    var distinct = false
+    while (refused == null && !distinct && input.hasNext) {
       val row = input.next()
       if (!sorter.add(row)) refused = row
+      else distinct = sorter.rowCount == sampleRows && sorter.nearlyDistinct
     }
-    if (refused == null) sorter.sorted(numFields)
+    if (refused == null && !distinct) sorter.sorted(numFields)
     else {
       onSparkSort()
       val spark = sparkSorter()
       sorter.inputOrder(numFields).foreach(spark.insertRow)
       sorter.clear()
-      spark.insertRow(refused)
+      if (refused != null) spark.insertRow(refused)
       input.foreach(spark.insertRow)
       spark.sort().asInstanceOf[Iterator[UnsafeRow]]
     }

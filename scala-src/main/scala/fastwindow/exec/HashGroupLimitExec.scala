@@ -5,7 +5,7 @@ import java.util.Comparator
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, BoundReference, Expression, InterpretedOrdering, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, Expression, InterpretedOrdering, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -77,7 +77,9 @@ case class HashGroupLimitExec(
     "numEarlyEmits" -> SQLMetrics.createMetric(sparkContext,
       "times memory was refused and the kept rows were emitted early (partial)"),
     "numSortedTasks" -> SQLMetrics.createMetric(sparkContext,
-      "tasks that sorted their rows, memory refused (final)"))
+      "tasks that sorted their rows, memory refused or keys nearly distinct (final)"),
+    "numPassedThroughTasks" -> SQLMetrics.createMetric(sparkContext,
+      "tasks that passed their rows on unlimited, keys nearly distinct (partial)"))
 
   /**
    * What the final mode reads: its partial limit's input when that is already clustered as the
@@ -98,9 +100,11 @@ case class HashGroupLimitExec(
     val (rankKind, k, partial) = (rank, limit, mode == Partial)
     val interpreted = FastWindowConf.CODEGEN_MODE.get(conf) == CodegenMode.NoCodegen
     val maxBytes = FastWindowConf.GROUP_LIMIT_MAX_MEMORY_BYTES.get(conf)
+    val sampleRows = FastWindowConf.DISTINCT_KEYS_SAMPLE_ROWS.get(conf)
     val sorting = SortExec(groupOrder, global = false, child = child)
     val (outputRows, peak) = (longMetric("numOutputRows"), longMetric("peakMemory"))
     val (earlyEmits, sortedTasks) = (longMetric("numEarlyEmits"), longMetric("numSortedTasks"))
+    val passedThrough = longMetric("numPassedThroughTasks")
 
     source.execute().mapPartitions { input =>
       val memory = TaskMemory.manager.map(new ColumnMemory(_))
@@ -119,13 +123,12 @@ case class HashGroupLimitExec(
         groups.clear()
       })
       val out =
-        if (partial) new PartialGroupLimit(rows, groups, () => earlyEmits += 1)
-        else {
-          // The keys' own rows: column i is key i.
-          val keyOrder = HashGroupLimitExec.ordering(keys.zipWithIndex.map { case (key, i) =>
-            SortOrder(BoundReference(i, key.dataType, key.nullable), Ascending)
-          }, Nil, interpreted)
-          HashGroupLimitExec.finalRows(rows, groups, keyOrder, () => {
+        if (partial) {
+          new PartialGroupLimit(rows, groups, sampleRows, () => earlyEmits += 1,
+            () => passedThrough += 1)
+        } else {
+          val keyOrder = GroupedSorter.keyOrder(keys, interpreted)
+          HashGroupLimitExec.finalRows(rows, groups, keyOrder, sampleRows, () => {
             sortedTasks += 1
             sorting.createSorter()
           }, new SortedGroupLimit(_, UnsafeProjection.create(keys, childOutput), rankKind, k, order))
@@ -154,26 +157,37 @@ object HashGroupLimitExec {
 
   /**
    * The final mode's output: every group's kept rows in order, groups in key order; or, once
-   * memory is refused, every row given to `sorter` and limited by `limitSorted`.
+   * memory is refused, or when the first `sampleRows` rows (0: never) had nearly a key each and
+   * each group would be an object of its own for about one row, every row held or still to come
+   * given to `sorter` and limited by `limitSorted` (a row dropped already is in no group's limit).
    */
   def finalRows(
       rows: Iterator[UnsafeRow],
       groups: TopKPerKey,
       keyOrder: Comparator[UnsafeRow],
+      sampleRows: Long,
       sorter: () => org.apache.spark.sql.execution.UnsafeExternalRowSorter,
       limitSorted: Iterator[InternalRow] => Iterator[InternalRow]): Iterator[InternalRow] = {
     var refused: UnsafeRow = null
-    while (refused == null && rows.hasNext) {
+    var sorts = false
+    var read = 0L
+    while (!sorts && rows.hasNext) {
       val row = rows.next()
-      if (!groups.offer(row)) refused = row
+      read += 1
+      if (!groups.offer(row)) {
+        refused = row
+        sorts = true
+      } else if (read == sampleRows && !groups.keepsRowsInArena && groups.nearlyDistinct(read)) {
+        sorts = true
+      }
     }
-    if (refused == null) {
+    if (!sorts) {
       groups.keptRows(groups.idsInKeyOrder(keyOrder).iterator)
     } else {
       val external = sorter()
       groups.heldRows.foreach(external.insertRow)
       groups.clear()
-      external.insertRow(refused)
+      if (refused != null) external.insertRow(refused)
       rows.foreach(external.insertRow)
       limitSorted(external.sort())
     }
@@ -182,16 +196,22 @@ object HashGroupLimitExec {
 
 /**
  * The partial mode's output: reads rows into `groups` and emits what it kept, when the input
- * ends or, earlier, when memory is refused (then it starts over with an empty map).
+ * ends or, earlier, when memory is refused (then it starts over with an empty map). When the
+ * first `sampleRows` rows (0: never) had nearly a key each, the limit would drop almost nothing
+ * at the cost of a copy of every row: it emits what it holds and passes the rest on as they come
+ * (more rows than needed, which is all a partial limit may give).
  */
 private final class PartialGroupLimit(
     rows: Iterator[UnsafeRow],
     groups: TopKPerKey,
-    emittedEarly: () => Unit) extends Iterator[InternalRow] {
+    sampleRows: Long,
+    emittedEarly: () => Unit,
+    passedThrough: () => Unit) extends Iterator[InternalRow] {
 
   private var emitting: Iterator[UnsafeRow] = Iterator.empty
   /** A row refused memory, offered again once the map is emptied. */
   private var refused: UnsafeRow = _
+  private var read = 0L
 
   override def hasNext: Boolean = emitting.hasNext || fill()
 
@@ -212,14 +232,20 @@ private final class PartialGroupLimit(
       }
       refused = null
     }
-    while (refused == null && rows.hasNext) {
+    var passing = false
+    while (refused == null && !passing && rows.hasNext) {
       val row = rows.next()
+      read += 1
       if (!groups.offer(row)) {
         refused = row.copy()
         emittedEarly()
+      } else if (read == sampleRows && groups.nearlyDistinct(read)) {
+        passing = true
+        passedThrough()
       }
     }
     emitting = groups.keptRows(groups.groupIds.iterator)
+    if (passing) emitting = emitting ++ { groups.clear(); rows }
     emitting.hasNext || refused != null && fill()
   }
 }

@@ -91,12 +91,16 @@ final class TopKPerKey(
   /** The groups' ids, in no order. */
   def groupIds: Array[Int] = Array.range(0, count)
   /** The groups' ids in ascending key order (NULL first) by `keyOrder` over the key rows. */
-  def idsInKeyOrder(keyOrder: Comparator[UnsafeRow]): Array[Int] =
-    ids.idsInKeyOrder.getOrElse {
-      val boxed: Array[Integer] = groupIds.map(Int.box)
-      java.util.Arrays.sort(boxed, (a: Integer, b: Integer) => keyOrder.compare(ids.key(a), ids.key(b)))
-      boxed.map(_.intValue)
-    }
+  def idsInKeyOrder(keyOrder: Comparator[UnsafeRow]): Array[Int] = ids.idsSortedBy(keyOrder)
+
+  /** Whether `rows` rows read had nearly one group each ([[GroupIds.nearlyDistinct]]). */
+  def nearlyDistinct(rows: Long): Boolean = ids.nearlyDistinct(rows)
+
+  /**
+   * Whether each group's row sits in one arena (`row_number() <= 1`), with no object per group:
+   * then a group per row costs about what a sort's row does.
+   */
+  def keepsRowsInArena: Boolean = best != null
   /**
    * The kept rows of the groups `ids`, in that order, each group's in its order; each row is
    * valid until the next one is read.

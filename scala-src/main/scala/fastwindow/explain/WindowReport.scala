@@ -60,7 +60,7 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
     case f: FastWindowExec => report(f, Nil).copy(metrics = metricsOf(f),
-      note = if (f.groupsByHash) Some(GroupedNoSort) else None)
+      note = if (f.groupsOwnRows) Some(GroupedNoSort) else None)
     case h: HashWindowAggregateExec =>
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
         h.partitionSpec.map(_.sql), Nil, Nil, metricsOf(h), Some(NoSortByHash))

@@ -118,7 +118,8 @@ object FastWindowStrategy extends SparkStrategy {
    * of Spark sorting them: it needs PARTITION BY keys that group by their bytes, and an ORDER BY.
    * Without one, Spark sorts by the keys alone, and a single key's radix sort moves rows among a
    * group's peers (to make room for NULL keys): a group's rows would not meet the functions in
-   * Spark's order. With one, Spark's sort is stable, as each group's sort here is.
+   * Spark's order. With one, Spark's sort compares two or more keys, so it is TimSort, stable, as
+   * each group's sort here is.
    */
   private def groupSorts(exec: FastWindowExec): Boolean =
     FastWindowConf.GROUP_SORT_ENABLED.get() && exec.orderSpec.nonEmpty &&
