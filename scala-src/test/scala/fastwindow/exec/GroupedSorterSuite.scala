@@ -74,7 +74,7 @@ class GroupedSorterSuite extends AnyFunSuite {
       for (trial <- 0 until 60) {
         val keys = 1 + random.nextInt(if (trial % 3 == 0) 2 else 40)
         val input = Seq.fill(random.nextInt(400)) {
-          (if (random.nextInt(15) == 0) null else Integer.valueOf(random.nextInt(keys)),
+          (if (random.nextInt(15) == 0) null else Integer.valueOf(random.nextInt(keys) - keys / 2),
             if (random.nextInt(8) == 0) null else java.lang.Long.valueOf(random.nextInt(20) - 10))
         }
         val grouped = sorter(byString, order, unlimited)
