@@ -13,6 +13,7 @@ import pytest
 from helpers import assert_rows_equal, assert_same_as_spark, run, session_confs
 
 GROUP_SORT = "spark.fastwindow.groupSort.enabled"
+SAMPLE_ROWS = "spark.fastwindow.distinctKeys.sampleRows"
 GROUPED = "no sort below it: the task's rows grouped by key"
 
 
@@ -99,14 +100,21 @@ def test_skewed_hot_and_distinct_keys(grouped, skewed, aqe, key):
         assert_grouped_and_same(grouped, query)
 
 
+def sorted_tasks_with(spark, query, confs):
+    """Runs ``query`` with ``confs`` set, checks it against Spark, and returns how many tasks of
+    its window gave their rows to Spark's sorter."""
+    with session_confs(spark, confs):
+        assert_grouped_and_same(spark, query)
+        _, reports = grouped_windows(spark, query)
+        return reports[0].metrics.get("numSortedTasks", 0)
+
+
 def test_memory_refused_falls_back_to_sparks_sort(grouped, skewed):
     # A budget below one page of rows: each task gives its rows to Spark's spilling sorter.
     query = (f"select k, id, row_number() over w rn, lag(v) over w lg "
              f"from {skewed} window w as (partition by k order by o, id)")
-    with session_confs(grouped, {"spark.fastwindow.groupSort.maxMemoryBytes": "2k"}):
-        assert_grouped_and_same(grouped, query)
-        _, reports = grouped_windows(grouped, query)
-        assert reports[0].metrics.get("numSortedTasks", 0) > 0, reports
+    budget = {"spark.fastwindow.groupSort.maxMemoryBytes": "2k"}
+    assert sorted_tasks_with(grouped, query, budget) > 0
 
 
 def test_whole_partitions_without_order_by_stay_sorted(grouped):
@@ -164,21 +172,14 @@ def test_nearly_distinct_keys_go_to_sparks_sorter(grouped, skewed):
     # nearly all distinct keys, so each task hands its rows to Spark's sorter.
     query = (f"select k, id, row_number() over w rn, lag(v) over w lg "
              f"from {skewed} where id >= 30000 window w as (partition by k order by o)")
-    with session_confs(grouped, {"spark.fastwindow.distinctKeys.sampleRows": "1000"}):
-        assert_grouped_and_same(grouped, query)
-        _, reports = grouped_windows(grouped, query)
-        assert reports[0].metrics.get("numSortedTasks", 0) > 0, reports
-    with session_confs(grouped, {"spark.fastwindow.distinctKeys.sampleRows": "0"}):
-        _, reports = grouped_windows(grouped, query)
-        assert reports[0].metrics.get("numSortedTasks", 0) == 0, reports
+    assert sorted_tasks_with(grouped, query, {SAMPLE_ROWS: "1000"}) > 0
+    assert sorted_tasks_with(grouped, query, {SAMPLE_ROWS: "0"}) == 0
 
 
 def test_repeated_keys_stay_grouped(grouped, skewed):
     query = (f"select k, id, row_number() over (partition by k order by o) rn "
              f"from (select id % 100 k, id, o from {skewed})")
-    with session_confs(grouped, {"spark.fastwindow.distinctKeys.sampleRows": "1000"}):
-        _, reports = grouped_windows(grouped, query)
-        assert reports and reports[0].metrics.get("numSortedTasks", 0) == 0, reports
+    assert sorted_tasks_with(grouped, query, {SAMPLE_ROWS: "1000"}) == 0
 
 
 def test_top_k_below_a_grouped_window(grouped):

@@ -96,7 +96,8 @@ class HashWindowStateSuite extends AnyFunSuite {
   test("a NULL key at any place among integral keys, at the id tables' growth points too") {
     for (nullAt <- 0 to 70) {
       val keys: Seq[Integer] =
-        (1 to 70).map(Integer.valueOf).patch(nullAt, Seq(null), 0) ++ Seq(null, 5, 70)
+        (1 to 70).map(k => Integer.valueOf(k)).patch(nullAt, Seq[Integer](null), 0) ++
+          Seq[Integer](null, 5, 70)
       val state = counts(new MemoryBudget(None, 0))
       keys.foreach(k => assert(state.add(row(k, 1L))))
       assert(state.finish(countOf) && state.groupCount == 71, nullAt)
