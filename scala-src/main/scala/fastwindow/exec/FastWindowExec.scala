@@ -4,7 +4,7 @@ import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, SparkExc
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.execution.{SortExec, SparkPlan}
+import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
@@ -30,43 +30,19 @@ import fastwindow.model.WindowPlan
  * Spark's own window evaluation (the one `WindowExec` runs), so fastwindow fits wherever Spark
  * does.
  *
- * With `groupsByHash` (`spark.fastwindow.groupSort.enabled`) it requires only the clustering, so
- * no `Sort` is planned below it, and orders each task's rows itself: grouped by PARTITION BY key
- * in O(n), the keys sorted, each window partition sorted alone ([[GroupedSorter]]), into the
- * order Spark's `Sort` would give, which it reports as its output ordering. Input already in that
- * order (a window below by the same keys) is taken as it comes.
+ * Its input order comes from Spark's `Sort` or, with `spark.fastwindow.groupSort.enabled`, from a
+ * [[GroupOrderExec]] below it, which makes the same order without sorting the whole task.
  */
 case class FastWindowExec(
     windowExpression: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
     orderSpec: Seq[SortOrder],
-    child: SparkPlan,
-    groupsByHash: Boolean = false) extends WindowExecBase {
+    child: SparkPlan) extends WindowExecBase {
 
   override def nodeName: String = "FastWindow"
 
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    if (groupsByHash) Seq(Nil) else super.requiredChildOrdering
-
-  /** The order Spark's `Sort` below a window gives: by PARTITION BY keys, then ORDER BY keys. */
-  private def windowOrder: Seq[SortOrder] = super.requiredChildOrdering.head
-
-  /**
-   * Whether this node orders its input itself: it groups by hash, and the input does not come in
-   * [[windowOrder]] already (a window below by the same keys), which it then takes as it comes.
-   */
-  def groupsOwnRows: Boolean =
-    groupsByHash && !SortOrder.orderingSatisfies(child.outputOrdering, windowOrder)
-
-  override def outputOrdering: Seq[SortOrder] =
-    if (groupsOwnRows) windowOrder else super.outputOrdering
-
   override protected def stringArgs: Iterator[Any] =
     Iterator(windowExpression, partitionSpec, orderSpec, child)
-
-  override def simpleString(maxFields: Int): String =
-    super.simpleString(maxFields) +
-      (if (groupsOwnRows) ", partitions grouped by hash and sorted apart" else "")
 
   /** The support check of this node, run once (and kept by copies with a new child). */
   @transient private var checked: WindowSupport.Outcome = _
@@ -94,11 +70,7 @@ case class FastWindowExec(
     "numInterpretedTasks" ->
       SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"),
     "numHandedOverPartitions" ->
-      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark"),
-    "numSortedTasks" -> SQLMetrics.createMetric(sparkContext,
-      "tasks whose rows Spark sorted (memory refused to group them, or keys nearly distinct)"),
-    "groupSortPeakMemory" -> SQLMetrics.createSizeMetric(sparkContext,
-      "peak memory of the rows grouped by key"))
+      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark"))
 
   override protected def doExecute(): RDD[InternalRow] = {
     val plan = windowPlan
@@ -117,10 +89,8 @@ case class FastWindowExec(
       longMetric("spillSize"), longMetric("peakMemory"), longMetric("windowTime"),
       longMetric("numHandedOverPartitions"))
     val sparkWindow = sparkWindowFactory
-    val ordered = if (groupsOwnRows) inPartitionOrder else (rows: Iterator[InternalRow]) => rows
 
-    child.execute().mapPartitions { input =>
-      val rows = ordered(input)
+    child.execute().mapPartitions { rows =>
       val evaluator = factory.create()
       if (!evaluator.generated) interpretedTasks += 1
       val iterator = new WindowPartitionIterator(
@@ -138,37 +108,6 @@ case class FastWindowExec(
         evaluator)
       Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => iterator.close()))
       iterator
-    }
-  }
-
-  /**
-   * Per task: its rows grouped by key, each window partition sorted ([[GroupedSorter]]), or, when
-   * memory is refused or the keys are nearly distinct, sorted by Spark's external sorter as
-   * `WindowExec`'s input would be.
-   */
-  private def inPartitionOrder: Iterator[InternalRow] => Iterator[InternalRow] = {
-    val (childOutput, keys, order) = (child.output, partitionSpec, orderSpec)
-    val interpreted = FastWindowConf.CODEGEN_MODE.get(conf) == CodegenMode.NoCodegen
-    val maxBytes = FastWindowConf.GROUP_SORT_MAX_MEMORY_BYTES.get(conf)
-    val sampleRows = FastWindowConf.DISTINCT_KEYS_SAMPLE_ROWS.get(conf)
-    val sorting = SortExec(windowOrder, global = false, child)
-    val (sortedTasks, peak) = (longMetric("numSortedTasks"), longMetric("groupSortPeakMemory"))
-    input => {
-      val sorter = new GroupedSorter(UnsafeProjection.create(keys, childOutput),
-        keys.map(_.dataType), GroupedSorter.keyOrder(keys, interpreted),
-        GroupedSorter.orderFor(order, childOutput, interpreted),
-        new MemoryBudget(TaskMemory.manager.map(new ColumnMemory(_)), maxBytes))
-      Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
-        peak += sorter.peak
-        sorter.clear()
-      })
-      val toUnsafe = UnsafeProjection.create(childOutput, childOutput)
-      val rows = input.map {
-        case u: UnsafeRow => u
-        case other => toUnsafe(other)
-      }
-      GroupedSorter.order(rows, sorter, childOutput.size, sampleRows, () => sorting.createSorter(),
-        () => sortedTasks += 1)
     }
   }
 

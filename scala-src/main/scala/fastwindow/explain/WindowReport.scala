@@ -7,7 +7,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase, WindowGroupLimitExec, WindowGroupLimitMode}
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
-import fastwindow.exec.{FastWindowExec, HashGroupLimitExec, HashWindowAggregateExec}
+import fastwindow.exec.{FastWindowExec, GroupOrderExec, HashGroupLimitExec, HashWindowAggregateExec}
 import fastwindow.functions.{FramePlanning, WindowSupport}
 import fastwindow.model.FallbackReason
 import fastwindow.planning.{FastWindowStrategy, GroupLimitSupport}
@@ -59,8 +59,12 @@ object WindowReport extends AdaptiveSparkPlanHelper {
 
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
-    case f: FastWindowExec => report(f, Nil).copy(metrics = metricsOf(f),
-      note = if (f.groupsOwnRows) Some(GroupedNoSort) else None)
+    case f: FastWindowExec => f.child match {
+      // The order made below it by hash: its metrics (sorted tasks, memory) count as the window's.
+      case g: GroupOrderExec if g.groupsOwnRows =>
+        report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g), note = Some(GroupedNoSort))
+      case _ => report(f, Nil).copy(metrics = metricsOf(f))
+    }
     case h: HashWindowAggregateExec =>
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
         h.partitionSpec.map(_.sql), Nil, Nil, metricsOf(h), Some(NoSortByHash))

@@ -2,14 +2,14 @@ package fastwindow.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, NamedExpression, WindowFunctionType}
 import org.apache.spark.sql.catalyst.planning.PhysicalWindow
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, WindowGroupLimit}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window, WindowGroupLimit}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMode}
 import org.apache.spark.sql.internal.SQLConf
 
 import fastwindow.FastWindowConf
-import fastwindow.exec.{FastWindowExec, HashGroupLimitExec, HashWindowAggregateExec}
+import fastwindow.exec.{FastWindowExec, GroupOrderExec, HashGroupLimitExec, HashWindowAggregateExec}
 import fastwindow.model.{FallbackReason, WindowPlan}
 
 /**
@@ -26,6 +26,11 @@ import fastwindow.model.{FallbackReason, WindowPlan}
  * A window of whole-partition aggregates without ORDER BY that [[HashWindowSupport]] accepts is
  * planned on [[HashWindowAggregateExec]] instead (per key by hash, no sort), when
  * `spark.fastwindow.hashWindow.enabled`.
+ *
+ * A window with PARTITION BY and ORDER BY gets its input order from a [[GroupOrderExec]] (rows
+ * grouped by key by hash, each window partition sorted alone) instead of Spark's `Sort`, when
+ * `spark.fastwindow.groupSort.enabled`, unless Spark would merge its sort with another window's
+ * ([[SortPushDownGuard]]).
  *
  * A logical `WindowGroupLimit` (the top-k per group Spark's optimizer infers below a window
  * filtered by a rank-like function) is planned as a final [[HashGroupLimitExec]] over a partial
@@ -49,6 +54,10 @@ object FastWindowStrategy extends SparkStrategy {
         plan.setTagValue(FallbackReasons, Seq(Disabled))
         Nil
       } else {
+        val keepsSparksSort = plan match {
+          case window: Window => SortPushDownGuard.keepsSparksSort(window)
+          case _ => false
+        }
         val exec = FastWindowExec(windowExprs, partitionSpec, orderSpec, planLater(child))
         if (FastWindowConf.HASH_WINDOW_ENABLED.get() &&
             HashWindowSupport.accepts(windowExprs, partitionSpec, orderSpec)) {
@@ -57,7 +66,7 @@ object FastWindowStrategy extends SparkStrategy {
         } else exec.support match {
           case Right(windowPlan) =>
             plan.unsetTagValue(FallbackReasons)
-            operators(exec, windowPlan, plan.output) :: Nil
+            operators(exec, windowPlan, plan.output, keepsSparksSort) :: Nil
           case Left(reasons) =>
             recordFallback(plan, reasons)
             Nil
@@ -97,13 +106,16 @@ object FastWindowStrategy extends SparkStrategy {
    * the output keeps the node's order when each group's expressions are contiguous; otherwise a
    * projection restores it.
    */
-  private def operators(exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute]): SparkPlan = {
+  private def operators(exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute],
+      keepsSparksSort: Boolean): SparkPlan = {
     val split = FastWindowConf.STREAMING_ENABLED.get() && FastWindowConf.STREAMING_SPLIT_MIXED.get()
     val streams = plan.outputs.map(_.collect { case b: BoundReference => b.ordinal }
       .forall(k => plan.functions(k).streamBounds.isDefined))
     val (streamed, buffered) = exec.windowExpression.zip(streams).partition(_._2)
     if (!split || streamed.isEmpty || buffered.isEmpty) {
-      if (groupSorts(exec)) exec.copy(groupsByHash = true) else exec
+      if (!keepsSparksSort && groupSorts(exec)) {
+        exec.withNewChildren(Seq(GroupOrderExec(exec.partitionSpec, exec.orderSpec, exec.child)))
+      } else exec
     } else {
       val (lower, upper) = if (streams.head) (streamed, buffered) else (buffered, streamed)
       def node(exprs: Seq[(NamedExpression, Boolean)], child: SparkPlan) =
@@ -114,9 +126,9 @@ object FastWindowStrategy extends SparkStrategy {
   }
 
   /**
-   * Whether `spark.fastwindow.groupSort.enabled` has a window group its task's rows by key instead
-   * of Spark sorting them: it needs PARTITION BY keys that group by their bytes, and an ORDER BY.
-   * Without one, Spark sorts by the keys alone, and a single key's radix sort moves rows among a
+   * Whether `spark.fastwindow.groupSort.enabled` has a window's input ordered by a
+   * [[GroupOrderExec]] (the task's rows grouped by key by hash) instead of Spark's `Sort`: it needs
+   * PARTITION BY keys that group by their bytes, and an ORDER BY. Without one, Spark sorts by the keys alone, and a single key's radix sort moves rows among a
    * group's peers (to make room for NULL keys): a group's rows would not meet the functions in
    * Spark's order. With one, Spark's sort compares two or more keys, so it is TimSort, stable, as
    * each group's sort here is.
