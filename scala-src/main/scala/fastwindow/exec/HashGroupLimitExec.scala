@@ -26,12 +26,16 @@ import fastwindow.frames.RankLimit
  *  - `Partial` (before the shuffle) requires nothing of its input and keeps, per group, the rows
  *    the limit may keep among the task's rows: a superset of what the group keeps, which is all a
  *    partial limit must give. Its output has no order. When memory is refused it emits what it
- *    holds and starts over (a larger superset, still correct).
+ *    holds and starts over (a larger superset, still correct); when its first rows had nearly a
+ *    key each (`spark.fastwindow.distinctKeys.sampleRows`), it would cut almost nothing, and
+ *    passes the rest on uncut.
  *  - `Final` (after the shuffle) requires only the clustering, and emits each group's kept rows
  *    sorted, groups in key order: the ordering the window above requires, so no `Sort` is planned
  *    between them; the sort concerns the survivors only. When memory is refused it gives what it
  *    holds and the rest of its input to Spark's external sorter (which spills) and applies the
- *    limit to the sorted rows ([[SortedGroupLimit]]); the output and its order are the same.
+ *    limit to the sorted rows ([[SortedGroupLimit]]); the output and its order are the same. It
+ *    does the same when its first rows had nearly a key each (an object per group for about one
+ *    row each), except for `row_number() <= 1`, whose groups hold one row each in one arena.
  *
  * It is a `UnaryExecNode`, not a `WindowExecBase`: Spark rules that treat window operators as
  * order-preserving (4.3's `PushDownLocalSort`) must not see one in a node that reorders.
