@@ -195,6 +195,19 @@ def test_nearly_distinct_keys_pass_through_and_sort(spark, skewed, fn, k):
     assert metrics["Final"].get("numSortedTasks", 0) == 0, metrics
 
 
+@pytest.mark.parametrize("fn,k,passes", [("rank()", 3, True), ("dense_rank()", 2, True),
+                                          ("row_number()", 1, False)])
+def test_keys_mostly_new_pass_a_partial_top_k_through(spark, fn, k, passes):
+    # Four keys in every five rows: too few rows dropped for a limit whose groups are objects of
+    # their own to pay for them (3 in 4 is the line), not for row_number <= 1's arena (9 in 10).
+    table = "(select id, (id * 4) div 5 as k, id % 7 as o from range(0, 20000, 1, 2))"
+    query = top_k(fn, "o, id", k, partition="k", columns="*", table=table)
+    with session_confs(spark, {"spark.fastwindow.distinctKeys.sampleRows": "1000"}):
+        assert_same_as_spark(spark, query)
+        passed = metrics_by_mode(spark, query)["Partial"].get("numPassedThroughTasks", 0)
+        assert (passed > 0) == passes, passed
+
+
 def test_repeated_keys_are_limited_by_hash(spark, skewed):
     query = top_k("rank()", "o, id", 2, partition="k", columns="*",
                   table=f"(select id % 100 k, id, v, o from {skewed})")

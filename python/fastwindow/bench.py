@@ -71,6 +71,7 @@ SHAPES: Dict[str, Shape] = {
                    scattered=True),
     "keys2": Shape("keys2", 2, "rows / 2 keys drawn by hash (2 rows per key on average)",
                    scattered=True),
+    "keys50k": Shape("keys50k", None, "50,000 keys drawn by hash", scattered=True, keys=50_000),
     "keys10k": Shape("keys10k", None, "10,000 keys drawn by hash", scattered=True, keys=10_000),
     "keys10": Shape("keys10", None, "10 keys drawn by hash", scattered=True, keys=10),
     "distinct": Shape("distinct", 1, "every row its own key (a 64-bit hash of the row number)",

@@ -232,7 +232,9 @@ object FastWindowConf {
       "by hash check whether nine rows in ten had a key of their own; if so, grouping buys " +
       "nothing, and the group sort gives the task's rows to Spark's sorter, the final top-k " +
       "sorts them (except row_number() <= 1, which holds one row per key at no more cost) " +
-      "and the partial top-k passes the rest of its rows on. 0: never check.",
+      "and the partial top-k passes the rest of its rows on (also at three rows in four, " +
+      "except row_number() <= 1: it would drop too few rows to pay for holding them). " +
+      "0: never check.",
     parse = nonNegativeInt)
 
   /** All keys, in declaration (documentation) order. */

@@ -46,7 +46,11 @@ sealed trait GroupIds {
    * keys buys nothing (every group holds about one row), and an operator that groups rows gives
    * them to a sort instead.
    */
-  final def nearlyDistinct(rows: Long): Boolean = rows > 0 && 10L * count >= 9L * rows
+  final def nearlyDistinct(rows: Long): Boolean = distinctAtLeast(rows, 9, 10)
+
+  /** Whether at least `parts` in `of` of `rows` rows read so far had a key of their own. */
+  final def distinctAtLeast(rows: Long, parts: Int, of: Int): Boolean =
+    rows > 0 && of.toLong * count >= parts.toLong * rows
 }
 
 object GroupIds {

@@ -201,8 +201,8 @@ object HashGroupLimitExec {
 /**
  * The partial mode's output: reads rows into `groups` and emits what it kept, when the input
  * ends or, earlier, when memory is refused (then it starts over with an empty map). When the
- * first `sampleRows` rows (0: never) had nearly a key each, the limit would drop almost nothing
- * at the cost of a copy of every row: it emits what it holds and passes the rest on as they come
+ * first `sampleRows` rows (0: never) say the limit would drop too few rows to pay for holding
+ * them ([[TopKPerKey.dropsTooFew]]): it emits what it holds and passes the rest on as they come
  * (more rows than needed, which is all a partial limit may give).
  */
 private final class PartialGroupLimit(
@@ -243,7 +243,7 @@ private final class PartialGroupLimit(
       if (!groups.offer(row)) {
         refused = row.copy()
         emittedEarly()
-      } else if (read == sampleRows && groups.nearlyDistinct(read)) {
+      } else if (read == sampleRows && groups.dropsTooFew(read)) {
         passing = true
         passedThrough()
       }
