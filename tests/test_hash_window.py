@@ -65,6 +65,16 @@ def test_each_partition_key_type(spark, partition):
     assert_same_as_spark(spark, query)
 
 
+def test_rows_of_variable_width_joined_to_results_of_variable_width(spark):
+    # The output row is the input row's bytes, then the results' (Spark's row joiner on the
+    # generated path): strings, binaries and 38-digit decimals on both sides move their offsets.
+    query = whole(["min(bigdec)", "count(*)", "max(dec)"], partition="p",
+                  columns="id, s, bin, bigdec, i")
+    fast, hashed = hash_windows(spark, query)
+    assert hashed, fast.plan
+    assert_same_as_spark(spark, query)
+
+
 def test_share_of_total_and_a_ranked_window_above(spark):
     # The hash window's output has no order: the window above sorts it, and the filter and
     # expressions on its results see the same values.
