@@ -5,13 +5,11 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BindReferences, Expression, InterpretedMutableProjection, InterpretedUnsafeProjection, JoinedRow, MutableProjection, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, DeclarativeAggregate}
-import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
 import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
-import org.apache.spark.sql.types.{StructField, StructType}
 
 import fastwindow.FastWindowConf
 import fastwindow.FastWindowConf.CodegenMode
@@ -138,15 +136,7 @@ case class HashWindowAggregateExec(
       val result: Iterator[InternalRow] = if (sortless) {
         partitions += state.groupCount
         HashWindowAggregateExec.joinResults(buffer.iterator, state,
-          if (interpreted) {
-            val (assemble, joined) = (project(out, childOutput ++ resultAttrs), new JoinedRow)
-            (row, results) => assemble(joined(row, results))
-          } else {
-            // The output is the row's columns, then the results': Spark's joiner copies the two
-            // rows' bytes, where a projection reads and writes every field.
-            GenerateUnsafeRowJoiner.create(HashWindowAggregateExec.schemaOf(childOutput),
-              HashWindowAggregateExec.schemaOf(resultAttrs)).join
-          })
+          project(out, childOutput ++ resultAttrs))
       } else {
         sortedTasks += 1
         val sorter = sorting.createSorter()
@@ -166,16 +156,14 @@ case class HashWindowAggregateExec(
 }
 
 object HashWindowAggregateExec {
-  /** Every buffered row, in input order, joined to its group's results by `join`. */
+  /** Every buffered row, in input order, joined to its group's results. */
   private def joinResults(rows: Iterator[UnsafeRow], state: AggregatesPerKey,
-      join: (UnsafeRow, UnsafeRow) => UnsafeRow): Iterator[InternalRow] = {
+      assemble: UnsafeProjection): Iterator[InternalRow] = {
+    val joined = new JoinedRow
     var i = -1
     rows.map { row =>
       i += 1
-      join(row, state.resultsOfRow(i))
+      assemble(joined(row, state.resultsOfRow(i)))
     }
   }
-
-  private def schemaOf(attributes: Seq[Attribute]): StructType =
-    StructType(attributes.map(a => StructField(a.name, a.dataType, a.nullable)))
 }
