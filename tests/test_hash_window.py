@@ -66,8 +66,8 @@ def test_each_partition_key_type(spark, partition):
 
 
 def test_rows_of_variable_width_joined_to_results_of_variable_width(spark):
-    # The output row is the input row's bytes, then the results' (Spark's row joiner on the
-    # generated path): strings, binaries and 38-digit decimals on both sides move their offsets.
+    # Each output row is an input row's columns, then its group's results: strings, binaries and
+    # 38-digit decimals on both sides.
     query = whole(["min(bigdec)", "count(*)", "max(dec)"], partition="p",
                   columns="id, s, bin, bigdec, i")
     fast, hashed = hash_windows(spark, query)
