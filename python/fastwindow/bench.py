@@ -9,6 +9,11 @@ of one run per system — and the suite reports the median with min and max. Two
 * **end-to-end** (not in ``--quick``): the same query straight from the Parquet files, shuffle and
   sort included.
 
+With ``--systems ...,shuffle_only`` (end-to-end mode) a reference runs too: the columns the query
+reads, shuffled by its PARTITION BY key into the same sink, without the window. Every plan that
+shuffles every row pays at least that, so Spark's time over it (the **ceiling**) is the most any
+window operator running after the shuffle could gain on this machine.
+
 DuckDB (when installed) runs the same SQL over a table loaded from the same Parquet files, so its
 time includes its own sort: it is a single-node reference, not a like-for-like operator timing.
 
@@ -29,6 +34,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import sys
 import threading
@@ -241,6 +247,36 @@ def query_sql(workload: Workload, shape: Shape, table: str, duckdb: bool = False
     return f"SELECT * FROM ({query}) WHERE {workload.where}" if workload.where else query
 
 
+#: The generated table's columns a query may read besides p and o.
+_VALUE_COLUMNS = ("ts", "x", "v", "d")
+
+
+def _partition_by(sql: str) -> Optional[str]:
+    """The first PARTITION BY expression list in `sql` (up to ORDER BY or its window's ')')."""
+    start = sql.find("PARTITION BY ")
+    if start < 0:
+        return None
+    depth, i = 0, start + len("PARTITION BY ")
+    while i < len(sql) and not (depth == 0 and (sql[i] == ")" or sql.startswith(" ORDER BY", i))):
+        depth += {"(": 1, ")": -1}.get(sql[i], 0)
+        i += 1
+    return sql[start + len("PARTITION BY "):i].strip()
+
+
+def shuffle_only_sql(workload: Workload, shape: Shape, table: str) -> Optional[str]:
+    """The end-to-end query without its window: the columns it reads, shuffled by its PARTITION BY
+    key (as Spark's plan shuffles them) into the same sink. None where the plan does not shuffle
+    every row by that key: no PARTITION BY, or a top-k, whose partial limit runs before the
+    shuffle."""
+    sql = query_sql(workload, shape, table)
+    key = _partition_by(sql)
+    if key is None or workload.where:
+        return None
+    read = " ".join(workload.expressions) + " " + workload.order_key
+    columns = ["p", "o"] + [c for c in _VALUE_COLUMNS if re.search(rf"\b{c}\b", read)]
+    return f"SELECT {', '.join(columns)} FROM {table} DISTRIBUTE BY {key}"
+
+
 def _generate_parquet(spark: Any, shape: Shape, rows: int, path: Path) -> None:
     if shape.scattered and shape.rows_per_partition == 1:
         part = "xxhash64(id, 4)"
@@ -293,6 +329,8 @@ SPARK_SYSTEMS = [
 #: Systems compared with fastwindow in reports (ratio = theirs / fastwindow's), in column order.
 OTHER_SYSTEMS = ("fastwindow_split", "fastwindow_exact", "fastwindow_sorted", "spark",
                  "spark_segtree", "duckdb")
+#: The reference without a window (see the module's doc): reported as Spark's ceiling, no ratio.
+SHUFFLE_ONLY = "shuffle_only"
 
 
 def _segment_tree_available(spark: Any) -> bool:
@@ -437,6 +475,11 @@ class Runner:
                 self._with_time_limit(
                     lambda: self.spark.sql(sql).write.format("noop").mode("overwrite").save())
             runs[system.name] = spark_run
+        shuffle_only = (shuffle_only_sql(workload, shape, table)
+                        if mode == "end-to-end" and SHUFFLE_ONLY in self.args.systems else None)
+        if shuffle_only is not None:
+            runs[SHUFFLE_ONLY] = lambda: self._with_time_limit(
+                lambda: self.spark.sql(shuffle_only).write.format("noop").mode("overwrite").save())
         duck = self.duck if workload.in_duckdb else None
         if duck is not None:
             duck_sql = query_sql(workload, shape, f"duck_{shape.name}", duckdb=True)
@@ -506,10 +549,20 @@ def _ratio(case: Case, other: str) -> Optional[float]:
     return slow.median / fast.median
 
 
+def _ceiling(case: Case) -> Optional[float]:
+    """Spark's time over the shuffle alone: the most a window after the shuffle could gain."""
+    spark, floor = case.systems.get("spark"), case.systems.get(SHUFFLE_ONLY)
+    if not spark or not floor or not spark.median or not floor.median:
+        return None
+    return spark.median / floor.median
+
+
 def _case_line(case: Case) -> str:
     times = "  ".join(f"{n} {r.median:.3f}s" for n, r in case.systems.items() if r.median)
     ratios = "  ".join(f"vs {o} {_ratio(case, o):.2f}x" for o in case.systems
-                       if o != "fastwindow" and _ratio(case, o))
+                       if o not in ("fastwindow", SHUFFLE_ONLY) and _ratio(case, o))
+    if _ceiling(case):
+        ratios += f"  (ceiling {_ceiling(case):.2f}x)"
     ok = {True: "agree", None: "unchecked (one system finished)"}.get(
         case.results_agree, f"DIFFER ({case.disagreement})")
     return (f"{case.shape:5s} {case.mode:11s} {case.workload:20s} [{case.operator}] "
@@ -538,6 +591,7 @@ def machine_info(spark: Any) -> Dict[str, Any]:
 
 def markdown(cases: Sequence[Case], info: Dict[str, Any], command: str) -> str:
     others = [s for s in OTHER_SYSTEMS if any(s in c.systems for c in cases)]
+    floors = any(SHUFFLE_ONLY in c.systems for c in cases)
     lines = [
         f"Command: `{command}`  ",
         f"Machine: {info['cores']} cores, {round((info['memory_bytes'] or 0) / 2**30)} GiB, "
@@ -548,8 +602,9 @@ def markdown(cases: Sequence[Case], info: Dict[str, Any], command: str) -> str:
         "`ran on` is the operator Spark used with fastwindow enabled (`Window` = fallback).",
         "",
         "| shape | mode | workload | ran on | fastwindow s | " +
-        " | ".join(f"{o} s | {o} / fastwindow" for o in others) + " | results |",
-        "|" + "---|" * (5 + 2 * len(others) + 1),
+        " | ".join(f"{o} s | {o} / fastwindow" for o in others) +
+        (" | shuffle only s | ceiling (spark / shuffle only)" if floors else "") + " | results |",
+        "|" + "---|" * (5 + 2 * len(others) + (2 if floors else 0) + 1),
     ]
     for c in cases:
         fw = c.systems.get("fastwindow")
@@ -557,6 +612,8 @@ def markdown(cases: Sequence[Case], info: Dict[str, Any], command: str) -> str:
         for o in others:
             r = _ratio(c, o)
             row += [_fmt(c.systems.get(o)), f"**{r:.2f}x**" if r else "–"]
+        if floors:
+            row += [_fmt(c.systems.get(SHUFFLE_ONLY)), f"{_ceiling(c):.2f}x" if _ceiling(c) else "–"]
         row.append({True: "agree", None: "unchecked (one system finished)"}.get(
             c.results_agree, f"DIFFER: {c.disagreement}"))
         lines.append("| " + " | ".join(row) + " |")
@@ -654,7 +711,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "fastwindow_split (spark.fastwindow.streaming.splitMixed on), "
                         "fastwindow_exact (spark.fastwindow.exactFloats on), fastwindow_sorted "
                         "(spark.fastwindow.groupSort.enabled off), spark, "
-                        "spark_segtree, duckdb")
+                        "spark_segtree, duckdb, shuffle_only (end to end: the input shuffled "
+                        "by the window's key without the window, Spark's ceiling)")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per system (median reported)")
     p.add_argument("--max-seconds", type=float, default=60.0,
                    help="a Spark run taking longer is cancelled and reported as such; a warm-up "
