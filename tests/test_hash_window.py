@@ -98,28 +98,50 @@ def test_frames_spelled_out_and_several_windows(spark):
     assert_same_as_spark(spark, query)
 
 
+SORTED = "sorted below it, not per key by hash: "
+
+
+def sorted_note(fast):
+    """The report's note on why the (one) FastWindow of the query is sorted below it."""
+    notes = [r.note for r in fast.reports if r.operator == "FastWindow"]
+    assert len(notes) == 1, fast.reports
+    return notes[0] or ""
+
+
 @pytest.mark.parametrize("aggregate", ORDER_DEPENDENT)
 def test_order_dependent_aggregates_stay_on_the_sorted_operator(spark, aggregate):
     query = whole([aggregate, "count(*)"])
     fast, hashed = hash_windows(spark, query)
     assert not hashed and "Sort " in fast.plan, fast.plan
+    note = sorted_note(fast)
+    assert note.startswith(SORTED) and "depends on the order of the group's rows" in note, note
+    assert "count(1)" not in note, note       # only the obstacle is named
     assert_same_as_spark(spark, query)
 
 
 @pytest.mark.parametrize("query,why", [
-    # Not per key without order: these stay on FastWindow over sorted input.
-    ("select id, sum(i) over (partition by s order by id) a from t", "ORDER BY"),
-    ("select id, count(*) over () a from t", "no PARTITION BY"),
-    ("select id, sum(distinct i) over (partition by s) a from t", "DISTINCT"),
-    ("select id, max(s) over (partition by bin) a from t", "a string buffer"),
-    ("select id, collect_list(i) over (partition by s) a from t", "an imperative aggregate"),
-    ("select id, count(*) over (partition by arr) a from t", "a nested key"),
+    # Not per key without order: these stay on FastWindow over sorted input, and the report says
+    # why where a sort could have been avoided (with ORDER BY it is needed, without PARTITION BY
+    # there is none).
+    ("select id, sum(i) over (partition by s order by id) a from t", None),
+    ("select id, count(*) over () a from t", None),
+    # fastwindow folds a DISTINCT aggregate over the set of the frame's values.
+    ("select id, sum(distinct i) over (partition by s) a from t",
+     "collect_set(t.i): an imperative aggregate"),
+    ("select id, max(s) over (partition by bin) a from t",
+     "max(t.s): its buffer has fields of variable width"),
+    ("select id, collect_list(i) over (partition by s) a from t",
+     "collect_list(t.i): an imperative aggregate"),
+    ("select id, count(*) over (partition by arr) a from t",
+     "the key t.arr (array<int>) is not grouped by its bytes"),
     ("select id, sum(i) over (partition by s rows between 1 preceding and 1 following) a "
-     "from t", "a sliding frame"),
+     "from t", "sum(t.i): its frame is not the whole partition"),
 ])
 def test_other_windows_stay_on_the_sorted_operator(spark, query, why):
     fast, hashed = hash_windows(spark, query)
     assert not hashed, (why, fast.plan)
+    note = sorted_note(fast)
+    assert (SORTED + why in note) if why else SORTED not in note, note
     assert_same_as_spark(spark, query)
 
 
@@ -198,6 +220,7 @@ def test_hash_window_can_be_switched_off(spark):
     with session_confs(spark, {"spark.fastwindow.hashWindow.enabled": "false"}):
         fast, hashed = hash_windows(spark, query)
         assert not hashed and any(r.operator == "FastWindow" for r in fast.reports), fast.plan
+        assert sorted_note(fast) == SORTED + "spark.fastwindow.hashWindow.enabled is false"
         assert_same_as_spark(spark, query)
 
 

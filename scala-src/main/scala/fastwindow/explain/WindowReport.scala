@@ -10,7 +10,8 @@ import org.apache.spark.sql.fastwindow.shims.ClassicShim
 import fastwindow.exec.{FastWindowExec, GroupOrderExec, HashGroupLimitExec, HashWindowAggregateExec}
 import fastwindow.functions.{FramePlanning, WindowSupport}
 import fastwindow.model.FallbackReason
-import fastwindow.planning.{FastWindowStrategy, GroupLimitSupport}
+import fastwindow.FastWindowConf
+import fastwindow.planning.{FastWindowStrategy, GroupLimitSupport, HashWindowSupport}
 
 /**
  * Who runs one window operator of a physical plan (the top-k per group operators Spark plans below
@@ -63,7 +64,7 @@ object WindowReport extends AdaptiveSparkPlanHelper {
       // The order made below it by hash: its metrics (sorted tasks, memory) count as the window's.
       case g: GroupOrderExec if g.groupsOwnRows =>
         report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g), note = Some(GroupedNoSort))
-      case _ => report(f, Nil).copy(metrics = metricsOf(f))
+      case _ => report(f, Nil).copy(metrics = metricsOf(f), note = sortedNotByHash(f))
     }
     case h: HashWindowAggregateExec =>
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
@@ -94,6 +95,21 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   /** Why a hash FastWindow needs no sort, for the report. */
   val NoSortByHash: String = "no sort below it: whole-partition aggregates per key in a hash " +
     "map, two passes over the task's rows"
+
+  /**
+   * Why a window of no ORDER BY is sorted below it, not run per key by hash (None for windows with
+   * ORDER BY, which need the order, or no PARTITION BY, which need no sort).
+   */
+  private def sortedNotByHash(f: FastWindowExec): Option[String] =
+    if (f.orderSpec.nonEmpty || f.partitionSpec.isEmpty) None
+    else {
+      val why = HashWindowSupport.whyNot(f.windowExpression, f.partitionSpec, f.orderSpec)
+      Some(SortedNotByHash + (if (why.isEmpty) s"${FastWindowConf.HASH_WINDOW_ENABLED.key} is " +
+        "false" else why.mkString("; ")))
+    }
+
+  /** The start of the report's note on a window of no ORDER BY that is sorted below it. */
+  val SortedNotByHash: String = "sorted below it, not per key by hash: "
 
   /** Why a FastWindow with `spark.fastwindow.groupSort.enabled` needs no sort below it. */
   val GroupedNoSort: String = "no sort below it: the task's rows grouped by key by hash, each " +

@@ -12,40 +12,63 @@ import org.apache.spark.sql.types._
  * (count, min, max, integral and decimal sums, ...) and whose buffer Spark updates in place
  * (fixed-width fields). Other windows
  * run on `FastWindowExec` as before: not a fallback to Spark, a choice between two fastwindow
- * operators.
+ * operators, and the report says why the sort stayed ([[whyNot]]).
  */
 object HashWindowSupport {
 
   def accepts(windowExpression: Seq[NamedExpression], partitionSpec: Seq[Expression],
       orderSpec: Seq[SortOrder]): Boolean =
-    orderSpec.isEmpty && partitionSpec.nonEmpty && partitionSpec.forall(HashableKeys.hashable) &&
-      windowExpression.forall(wholePartitionAggregate)
+    whyNot(windowExpression, partitionSpec, orderSpec).isEmpty
 
   /**
-   * One aggregate over the whole partition, possibly under expressions of its result alone (Spark's
-   * `DecimalAggregates` rewrites `avg(decimal)` into a division of an unscaled average).
+   * Why the window cannot run per key by hash, one phrase per obstacle (empty when it can): what
+   * the report tells a user whose whole-partition window is still sorted.
    */
-  private def wholePartitionAggregate(e: NamedExpression): Boolean = e match {
+  def whyNot(windowExpression: Seq[NamedExpression], partitionSpec: Seq[Expression],
+      orderSpec: Seq[SortOrder]): Seq[String] =
+    if (orderSpec.nonEmpty) Seq("it has ORDER BY")
+    else if (partitionSpec.isEmpty) Seq("it has no PARTITION BY")
+    else {
+      partitionSpec.filterNot(HashableKeys.hashable).map(k =>
+        s"the key ${k.sql} (${k.dataType.simpleString}) is not grouped by its bytes") ++
+        windowExpression.flatMap(whyNotPerKey)
+    }
+
+  /**
+   * Why this output is not one aggregate over the whole partition whose result is order-free,
+   * possibly under expressions of its result alone (Spark's `DecimalAggregates` rewrites
+   * `avg(decimal)` into a division of an unscaled average).
+   */
+  private def whyNotPerKey(e: NamedExpression): Option[String] = e match {
     case Alias(child, _) =>
       val windows = child.collect { case w: WindowExpression => w }
       val aroundIt = child.transformDown { case w: WindowExpression => Literal(null, w.dataType) }
-      windows.size == 1 && aroundIt.references.isEmpty && child.deterministic &&
-        wholePartitionAggregate(windows.head)
-    case _ => false
+      if (windows.size != 1 || aroundIt.references.nonEmpty || !child.deterministic) {
+        Some(s"${child.sql} is not one aggregate alone")
+      } else {
+        whyNotPerKey(windows.head).map(why => s"${windows.head.windowFunction.sql}: $why")
+      }
+    case _ => Some(s"${e.sql} is not one aggregate alone")
   }
 
-  private def wholePartitionAggregate(w: WindowExpression): Boolean = w match {
+  private def whyNotPerKey(w: WindowExpression): Option[String] = w match {
     case WindowExpression(ae: AggregateExpression, spec) =>
       val whole = spec.orderSpec.isEmpty && (spec.frameSpecification match {
         case SpecifiedWindowFrame(_, UnboundedPreceding, UnboundedFollowing) => true
         case _ => false
       })
-      whole && !ae.isDistinct && ae.filter.isEmpty && (ae.aggregateFunction match {
-        case d: DeclarativeAggregate =>
-          orderFree(d) && d.aggBufferAttributes.forall(a => UnsafeRow.isMutable(a.dataType))
-        case _ => false
-      })
-    case _ => false
+      if (!whole) Some("its frame is not the whole partition")
+      else if (ae.isDistinct) Some("DISTINCT")
+      else if (ae.filter.nonEmpty) Some("FILTER")
+      else ae.aggregateFunction match {
+        case d: DeclarativeAggregate if !orderFree(d) =>
+          Some("its result depends on the order of the group's rows, which Spark's sort decides")
+        case d: DeclarativeAggregate if !d.aggBufferAttributes.forall(a =>
+            UnsafeRow.isMutable(a.dataType)) => Some("its buffer has fields of variable width")
+        case _: DeclarativeAggregate => None
+        case _ => Some("an imperative aggregate")
+      }
+    case _ => Some("not an aggregate")
   }
 
   /**
