@@ -46,12 +46,12 @@ object HashWindowSupport {
       if (windows.size != 1 || aroundIt.references.nonEmpty || !child.deterministic) {
         Some(s"${child.sql} is not one aggregate alone")
       } else {
-        whyNotPerKey(windows.head).map(why => s"${windows.head.windowFunction.sql}: $why")
+        whyNotAggregate(windows.head).map(why => s"${windows.head.windowFunction.sql}: $why")
       }
     case _ => Some(s"${e.sql} is not one aggregate alone")
   }
 
-  private def whyNotPerKey(w: WindowExpression): Option[String] = w match {
+  private def whyNotAggregate(w: WindowExpression): Option[String] = w match {
     case WindowExpression(ae: AggregateExpression, spec) =>
       val whole = spec.orderSpec.isEmpty && (spec.frameSpecification match {
         case SpecifiedWindowFrame(_, UnboundedPreceding, UnboundedFollowing) => true
