@@ -1,0 +1,26 @@
+"""The generated input of a data shape, written once as Parquet and reused by later runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .bench_workloads import Shape
+
+
+def _generate_parquet(spark: Any, shape: Shape, rows: int, path: Path) -> None:
+    if shape.scattered and shape.rows_per_partition == 1:
+        part = "xxhash64(id, 4)"
+    elif shape.scattered:
+        keys = shape.keys or rows // shape.rows_per_partition
+        part = f"pmod(xxhash64(id, 4), {max(keys, 1)})"
+    else:
+        part = f"id div {shape.rows_per_partition}" if shape.rows_per_partition else "0"
+    spark.range(0, rows, 1, 4).selectExpr(
+        f"{part} AS p",
+        "id AS o",
+        "timestamp_seconds(1704067200 + id * 7) AS ts",                  # 7 s apart: ~514 per hour
+        "CAST(pmod(xxhash64(id, 1), 100000) AS DOUBLE) / 7 AS x",
+        "CASE WHEN pmod(id, 13) = 0 THEN NULL ELSE pmod(xxhash64(id, 2), 1000000) - 500000 END AS v",
+        "CAST(pmod(xxhash64(id, 3), 1000000) AS DECIMAL(12, 0)) / 100 AS d",
+    ).write.mode("overwrite").parquet(str(path))

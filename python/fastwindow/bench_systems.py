@@ -1,0 +1,58 @@
+"""The systems a query runs on: Spark sessions configured as fastwindow (and its variants) or
+plain Spark, plus the names of the references reported beside them (DuckDB, shuffle only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict
+
+from ._session import ENABLED_KEY
+
+SEGMENT_TREE_KEY = "spark.sql.window.segmentTree.enabled"
+SPLIT_MIXED_KEY = "spark.fastwindow.streaming.splitMixed"
+EXACT_FLOATS_KEY = "spark.fastwindow.exactFloats"
+GROUP_SORT_KEY = "spark.fastwindow.groupSort.enabled"
+
+
+@dataclass(frozen=True)
+class System:
+    name: str
+    confs: Dict[str, str]
+
+
+SPARK_SYSTEMS = [
+    System("fastwindow", {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+                          EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true"}),
+    # Spark's sort of the whole task below FastWindow, instead of each task's rows grouped by key
+    # by hash and each window partition sorted alone (spark.fastwindow.groupSort.enabled off).
+    System("fastwindow_sorted",
+           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "false"}),
+    # Mixed streamed/buffering windows as two operators (see spark.fastwindow.streaming.splitMixed).
+    System("fastwindow_split",
+           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "true",
+            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true"}),
+    # Floating-point aggregates over sliding frames in Spark's order (spark.fastwindow.exactFloats).
+    System("fastwindow_exact",
+           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+            EXACT_FLOATS_KEY: "true", GROUP_SORT_KEY: "true"}),
+    System("spark", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "false"}),
+    System("spark_segtree", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "true"}),
+]
+
+
+#: Systems compared with fastwindow in reports (ratio = theirs / fastwindow's), in column order.
+OTHER_SYSTEMS = ("fastwindow_split", "fastwindow_exact", "fastwindow_sorted", "spark",
+                 "spark_segtree", "duckdb")
+#: The reference without a window (see fastwindow.bench): reported as Spark's ceiling, no ratio.
+SHUFFLE_ONLY = "shuffle_only"
+
+
+def _segment_tree_available(spark: Any) -> bool:
+    """Whether this Spark defines spark.sql.window.segmentTree.enabled (SET -v lists defined keys)."""
+    return spark.sql("SET -v").filter(f"key = '{SEGMENT_TREE_KEY}'").count() > 0
+
+
+def _set(spark: Any, confs: Dict[str, str]) -> None:
+    for k, v in confs.items():
+        spark.conf.set(k, v)
