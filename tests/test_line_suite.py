@@ -10,6 +10,9 @@ pyspark 3.5 (a Scala 2.12 build) on Spark 3.5's Scala 2.13 jars from Maven Centr
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 import line_suite
@@ -17,6 +20,12 @@ import line_suite
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
+    """The release wheel, built once. FASTWINDOW_TEST_WHEEL_DIR names a folder that one run
+    builds it into and the runs of other lines (side by side, .ci/parts.py) take it from."""
+    shared = os.environ.get("FASTWINDOW_TEST_WHEEL_DIR")
+    if shared:
+        built = sorted(Path(shared).glob("fastwindow-*.whl"))
+        return built[-1] if built else line_suite.build_wheel(Path(shared))
     return line_suite.build_wheel(tmp_path_factory.mktemp("dist"))
 
 

@@ -1,0 +1,273 @@
+"""Runs fastwindow's test parts, two at a time, and prints what each took:  python3 .ci/parts.py
+
+    python3 .ci/parts.py [--quick] [--workers N] [--only PART,...] [--list] [-- pytest args]
+
+The tests are independent parts (the Scala unit tests, the differential suite on the installed
+Spark in shards, Spark's own window suites, the other Spark lines, the deployments). Each is a
+process of its own with its own Spark, so they run side by side: two at a time by default, one
+per core of the 2-core machines CI and developers have (``--workers`` or FASTWINDOW_CI_WORKERS
+to change it), longest first so the last part to start is a short one. The other Spark lines
+start after the wheel they install is built.
+
+Each part's output goes to ``target/ci/<part>.log``; a part's closing lines are printed when it
+ends (all of its log when it fails), and at the end a table of every part's time and result, and
+one line with the number of tests that passed and failed in all.
+
+``--quick`` is the contributors' loop (under 10 minutes on 2 cores): the Scala unit tests and
+the differential suite on the installed Spark on its generated evaluator, without the slow
+parts (other lines, Spark's suites, deployments). CI runs everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+LOGS = ROOT / "target" / "ci"
+
+#: Test files run by parts of their own (not by the shards of the differential suite).
+OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"}
+
+#: Seconds per test file of the differential suite on 2 busy cores (measured with --durations,
+#: both evaluators), used only to balance the shards; a new file counts as SHARD_DEFAULT.
+FILE_SECONDS: Dict[str, float] = {}
+SHARD_DEFAULT = 30.0
+
+
+@dataclass
+class Part:
+    """One test part: a command, the seconds it is expected to take (for the order), and the
+    parts that must end first."""
+    name: str
+    command: List[str]
+    seconds: float
+    env: Dict[str, str] = field(default_factory=dict)
+    after: Sequence[str] = ()
+    junit: Optional[Path] = None
+    #: pytest run with a selection of the user's (-k ...), which may leave a shard no test
+    selective: bool = False
+
+
+@dataclass
+class Outcome:
+    part: Part
+    returncode: int
+    seconds: float
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+
+def pytest_part(name: str, targets: List[str], seconds: float, extra: Sequence[str] = (),
+                env: Optional[Dict[str, str]] = None, after: Sequence[str] = ()) -> Part:
+    junit = LOGS / f"{name}.xml"
+    command = [sys.executable, "-m", "pytest", *targets, "-p", "no:cacheprovider", "-ra",
+               "--durations=15", f"--junitxml={junit}", *extra]
+    return Part(name, command, seconds, dict(env or {}, PYTHONPATH=str(TESTS)), after, junit,
+                selective=bool(extra))
+
+
+def shards(files: List[str], count: int) -> List[List[str]]:
+    """``files`` in ``count`` groups of about equal expected time (largest first, each into the
+    lightest group)."""
+    groups: List[List[str]] = [[] for _ in range(count)]
+    load = [0.0] * count
+    for f in sorted(files, key=lambda f: -FILE_SECONDS.get(f, SHARD_DEFAULT)):
+        k = load.index(min(load))
+        groups[k].append(f)
+        load[k] += FILE_SECONDS.get(f, SHARD_DEFAULT)
+    return [sorted(g) for g in groups if g]
+
+
+def differential_files() -> List[str]:
+    return sorted(p.name for p in TESTS.glob("test_*.py") if p.name not in OWN_PARTS)
+
+
+#: Expected minutes of each other Spark line's run (tests/line_suite.py LINES), for the order.
+LINE_MINUTES = {"3.5": 5.0, "3.5_2.13": 1.7, "4.0": 4.0, "4.1": 3.0, "4.2": 2.8}
+WHEEL_DIR = LOGS / "wheel"
+
+
+def line_parts() -> List[Part]:
+    """The release wheel (one jar per line), then each other line's suite from it. 3.5 built for
+    Scala 2.13 shares 3.5's virtual environment, so it runs after it."""
+    sys.path.insert(0, str(TESTS))
+    from line_suite import LINES
+
+    env = {"FASTWINDOW_TEST_WHEEL_DIR": str(WHEEL_DIR)}
+    suite = str(TESTS / "test_line_suite.py")
+    wheel = pytest_part("wheel", [f"{suite}::test_the_wheel_carries_a_jar_per_line"], 90, env=env)
+    lines = []
+    for line in LINES:
+        same_venv = [f"line-{other}" for other in LINES
+                     if other != line and other.split("_")[0] == line.split("_")[0]
+                     and list(LINES).index(other) < list(LINES).index(line)]
+        lines.append(pytest_part(f"line-{line}", [f"{suite}::test_line[{line}]"],
+                                 60 * LINE_MINUTES.get(line, 4.0), env=env,
+                                 after=["wheel", *same_venv]))
+    return [wheel, *lines]
+
+
+def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
+    scala = Part("scala", ["bash", str(ROOT / ".ci" / "sbt"), "test"], 150)
+    files = differential_files()
+    if quick:
+        env = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "40"}
+        return [scala] + [
+            pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group], 240, pytest_args, env)
+            for k, group in enumerate(shards(files, 2))]
+    installed = [
+        pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group],
+                    sum(FILE_SECONDS.get(f, SHARD_DEFAULT) for f in group), pytest_args)
+        for k, group in enumerate(shards(files, 2))]
+    return [scala, *installed,
+            pytest_part("deployments", [str(TESTS / "test_deployments.py")], 300),
+            # Its sbt waits for the Scala tests' sbt anyway (one sbt per checkout).
+            pytest_part("spark-suites", [str(TESTS / "test_spark_suites.py")], 600,
+                        after=["scala"]),
+            *line_parts()]
+
+
+def summary_of(part: Part, log: str) -> "tuple[int, int, int]":
+    """(passed, failed, skipped) from the part's JUnit report, or sbt's closing line."""
+    if part.junit is not None and part.junit.exists():
+        passed = failed = skipped = 0
+        for suite in ET.parse(part.junit).getroot().iter("testsuite"):
+            tests, fails = int(suite.get("tests", 0)), int(suite.get("failures", 0))
+            errors, skips = int(suite.get("errors", 0)), int(suite.get("skipped", 0))
+            failed += fails + errors
+            skipped += skips
+            passed += tests - fails - errors - skips
+        return passed, failed, skipped
+    m = re.findall(r"Tests: succeeded (\d+), failed (\d+), canceled (\d+), ignored (\d+)", log)
+    if m:
+        ok, bad, canceled, ignored = map(int, m[-1])
+        return ok, bad, canceled + ignored
+    return 0, 0, 0
+
+
+class Scheduler:
+    """Runs parts, ``workers`` at a time, longest expected first once their dependencies end."""
+
+    def __init__(self, todo: List[Part], workers: int):
+        self.todo = sorted(todo, key=lambda p: -p.seconds)
+        self.workers = workers
+        self.done: Dict[str, Outcome] = {}
+        self.running: Dict[str, float] = {}
+        self.lock = threading.Condition()
+        self.start = time.monotonic()
+
+    def _next(self) -> Optional[Part]:
+        with self.lock:
+            while self.todo:
+                ready = [p for p in self.todo if all(a in self.done for a in p.after)]
+                if ready:
+                    self.todo.remove(ready[0])
+                    self.running[ready[0].name] = time.monotonic()
+                    return ready[0]
+                self.lock.wait()
+            return None
+
+    def _worker(self) -> None:
+        while True:
+            part = self._next()
+            if part is None:
+                return
+            outcome = run_part(part, self.start)
+            with self.lock:
+                del self.running[part.name]
+                self.done[part.name] = outcome
+                self.lock.notify_all()
+
+    def run(self) -> List[Outcome]:
+        threads = [threading.Thread(target=self._worker) for _ in range(self.workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return list(self.done.values())
+
+
+def run_part(part: Part, t0: float) -> Outcome:
+    log_path = LOGS / f"{part.name}.log"
+    stamp = lambda: f"{(time.monotonic() - t0) / 60:5.1f} min"  # noqa: E731
+    print(f"[{stamp()}] {part.name}: started ({' '.join(part.command[:6])} ...)", flush=True)
+    start = time.monotonic()
+    with open(log_path, "w") as log:
+        code = subprocess.run(part.command, cwd=ROOT, env=dict(os.environ, **part.env),
+                              stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                              ).returncode
+    seconds = time.monotonic() - start
+    if code == 5 and part.selective:
+        code = 0  # pytest found no test: the selection given left none in this shard
+    text = log_path.read_text(errors="replace")
+    passed, failed, skipped = summary_of(part, text)
+    outcome = Outcome(part, code, seconds, passed, failed, skipped)
+    lines = text.splitlines()
+    shown = lines if code != 0 else lines[-25:]
+    verdict = "ok" if code == 0 else f"FAILED (exit {code})"
+    print(f"[{stamp()}] {part.name}: {verdict} in {seconds / 60:.1f} min "
+          f"({passed} passed, {failed} failed, {skipped} skipped); log {log_path}", flush=True)
+    print("\n".join(f"  {part.name} | {ln}" for ln in shown), flush=True)
+    return outcome
+
+
+def report(outcomes: List[Outcome], wall: float) -> bool:
+    print("\n== test parts (minutes; parts ran side by side) ==")
+    print(f"{'part':<14} {'minutes':>8}  {'passed':>6} {'failed':>6} {'skipped':>7}  result")
+    for o in sorted(outcomes, key=lambda o: -o.seconds):
+        print(f"{o.part.name:<14} {o.seconds / 60:8.1f}  {o.passed:6d} {o.failed:6d} "
+              f"{o.skipped:7d}  {'ok' if o.returncode == 0 else 'FAILED'}")
+    print(f"{'wall clock':<14} {wall / 60:8.1f}")
+    ok = all(o.returncode == 0 for o in outcomes)
+    passed, failed = sum(o.passed for o in outcomes), sum(o.failed for o in outcomes)
+    skipped = sum(o.skipped for o in outcomes)
+    # Failed parts with no test counted (a build error) still count as a failure.
+    failed += sum(1 for o in outcomes if o.returncode != 0 and o.failed == 0)
+    print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
+    return ok
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="the contributors' loop (< 10 minutes)")
+    p.add_argument("--workers", type=int, default=int(os.environ.get("FASTWINDOW_CI_WORKERS", 2)))
+    p.add_argument("--only", default="", help="comma-separated part names")
+    p.add_argument("--list", action="store_true", help="print the parts and exit")
+    # Anything else is for pytest (e.g. -k ranking): then only the differential suite's shards
+    # run, unless --only names parts.
+    args, pytest_args = p.parse_known_args(argv)
+    todo = parts(args.quick, pytest_args)
+    if args.only or pytest_args:
+        names = set(args.only.split(",")) if args.only else {
+            t.name for t in todo if t.name.startswith("pytest-")}
+        unknown = names - {t.name for t in todo}
+        if unknown:
+            p.error(f"unknown part(s) {sorted(unknown)}; parts: {[t.name for t in todo]}")
+        todo = [t for t in todo if t.name in names]
+    if args.list:
+        for t in todo:
+            print(f"{t.name:<14} ~{t.seconds / 60:4.1f} min  {' '.join(t.command)}")
+        return 0
+    LOGS.mkdir(parents=True, exist_ok=True)
+    # A wheel left by an earlier run holds that run's code.
+    shutil.rmtree(WHEEL_DIR, ignore_errors=True)
+    start = time.monotonic()
+    outcomes = Scheduler(todo, max(1, args.workers)).run()
+    return 0 if report(outcomes, time.monotonic() - start) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
