@@ -5,6 +5,7 @@ import java.util.Properties
 import org.apache.spark.sql.{Dataset, SparkSession}
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
+import fastwindow.config.FastWindowConf
 import fastwindow.explain.WindowReport
 import fastwindow.planning.{FastWindowStrategy, SetSizeIntoWindow}
 

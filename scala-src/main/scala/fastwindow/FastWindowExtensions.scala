@@ -37,7 +37,7 @@ import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, SetSiz
  * }}}
  *
  * SQL users can switch it off for a session with `SET spark.fastwindow.enabled=false`; every key
- * is documented in [[FastWindowConf]].
+ * is documented in [[fastwindow.config.FastWindowConf]].
  */
 class FastWindowExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {

@@ -8,19 +8,20 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * The packages are layers: each may use the ones below it, never one above. This keeps the
- * folders an architecture (a leaf model at the bottom, then columns, the ops interfaces, the
- * frame algorithms, kernels, generated code, the function registry, the operator, and planning,
- * explain and the public API on top) rather than labels.
+ * folders an architecture (configuration and a leaf model at the bottom, then columns, the ops
+ * interfaces, the frame algorithms, kernels, generated code, the function registry, the
+ * operators, and planning, explain and the public API on top) rather than labels.
  *
- * A file's package gives its layer (the root package's files are placed one by one: the config
- * object at the bottom, the API on top); every `fastwindow.<package>` it names, in an import or
- * in code, must be of its layer or below. Comments and string literals are ignored.
+ * A file's layer is its package's, matched exactly (a sub-package is a package of its own and
+ * needs a layer of its own); every `fastwindow` package it names, in an import or in code, must
+ * be of its layer or below. Comments and string literals are ignored.
  */
 class LayeringSuite extends AnyFunSuite {
 
   /** Bottom to top. */
   private val layers: Seq[String] = Seq(
-    "fastwindow.FastWindowConf",
+    "fastwindow.config",
+    "org.apache.spark.sql.fastwindow.shims",
     "org.apache.spark.sql.fastwindow",
     "fastwindow.model",
     "fastwindow.columns",
@@ -32,15 +33,22 @@ class LayeringSuite extends AnyFunSuite {
     "fastwindow.exec",
     "fastwindow.planning",
     "fastwindow.explain",
-    "fastwindow.FastWindow")  // FastWindow and FastWindowExtensions: the public API
+    "fastwindow")  // FastWindow and FastWindowExtensions: the public API
 
-  private def layerOf(name: String): Option[Int] =
-    layers.zipWithIndex.filter { case (l, _) => name == l || name.startsWith(l + ".") ||
-      (l == "fastwindow.FastWindow" && name.startsWith("fastwindow.FastWindow")) }
-      .map(_._2).sorted.headOption
+  private def layerOf(pkg: String): Option[Int] = Some(layers.indexOf(pkg)).filter(_ >= 0)
+
+  /**
+   * The package a qualified name in code refers to: the longest known package it starts with,
+   * provided what follows is a class or object (capitalised) or nothing; None for a name in a
+   * package of no layer (`fastwindow.nowhere.X`, which does not start with a known package
+   * followed by a class).
+   */
+  private def packageOf(name: String): Option[String] =
+    layers.filter(p => name == p || name.startsWith(p + ".")).sortBy(-_.length).headOption
+      .filter { p => name == p || name.charAt(p.length + 1).isUpper }
 
   private val root = new File("scala-src/main/scala")
-  /** Per-Spark-line code (scala-src/shims/<folder>/scala): in Spark's package, the bottom layer. */
+  /** Per-Spark-line code (scala-src/shims/<folder>/scala). */
   private val shims = new File("scala-src/shims")
   private def allSources: Seq[File] = sources(root) ++ sources(shims)
 
@@ -56,33 +64,52 @@ class LayeringSuite extends AnyFunSuite {
       .replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "")
 
   private val Package = """(?m)^package ([\w.]+)""".r
-  private val Reference = """\b(fastwindow\.(?:[A-Z]\w*|[a-z]\w*))""".r
+  /**
+   * A name in one of fastwindow's packages, from its first segment on (not the tail of another
+   * name, such as `r.fastwindow`), and whether a `.{` import selector follows it.
+   */
+  private val Name = """(?<![\w.])((?:org\.apache\.spark\.sql\.)?fastwindow(?:\.\w+)*)(\.\{)?""".r
+
+  /**
+   * The qualified names `code` uses: `a.b.C`, `a.b` of `import a.b.{C, D}`, and `a.b` of
+   * `import a.b._`; a lone identifier `fastwindow` or a package clause names nothing.
+   */
+  private def references(code: String): Seq[String] =
+    Name.findAllMatchIn(code).toSeq.flatMap { m =>
+      val name = m.group(1)
+      if (m.group(2) != null || name.endsWith("._")) Some(name.stripSuffix("._"))  // selectors
+      else if (name.endsWith("fastwindow")) None  // the identifier alone, or a package clause
+      else Some(name)
+    }.distinct
+
+  private def packageOfFile(text: String): String =
+    Package.findFirstMatchIn(text).map(_.group(1)).getOrElse("")
 
   test("sources are where this suite looks") {
     assert(root.isDirectory, s"${root.getAbsolutePath} is not the sources' directory")
     assert(sources(shims).nonEmpty, s"${shims.getAbsolutePath} has no shim sources")
   }
 
-  test("no package uses a package of a higher layer") {
+  test("no package uses a package of a higher layer, nor one of no layer") {
     val violations = for {
       file <- allSources
       text = code(Source.fromFile(file, "UTF-8").mkString)
-      pkg <- Package.findFirstMatchIn(text).map(_.group(1)).toSeq
-      own = layerOf(if (pkg == "fastwindow") s"fastwindow.${file.getName.stripSuffix(".scala")}"
-        else pkg)
-      used <- Reference.findAllMatchIn(text).map(_.group(1)).toSeq.distinct
-      usedLayer <- layerOf(used)
-      if own.exists(_ < usedLayer)
-    } yield s"${file.getPath} (${layers(own.get)}) uses $used (${layers(usedLayer)})"
+      own <- layerOf(packageOfFile(text)).toSeq
+      used <- references(text)
+      problem <- packageOf(used).flatMap(layerOf) match {
+        case None => Some(s"names $used, in a package of no layer")
+        case Some(l) if l > own => Some(s"uses $used (${layers(l)})")
+        case _ => None
+      }
+    } yield s"${file.getPath} (${layers(own)}) $problem"
     assert(violations.isEmpty, violations.mkString("\n"))
   }
 
   test("every source file is in a known layer and under 400 lines") {
     for (file <- allSources) {
       val text = Source.fromFile(file, "UTF-8").mkString
-      val pkg = Package.findFirstMatchIn(text).map(_.group(1)).getOrElse("")
-      val name = if (pkg == "fastwindow") s"fastwindow.${file.getName.stripSuffix(".scala")}" else pkg
-      assert(layerOf(name).isDefined, s"${file.getPath}: package $pkg has no layer")
+      val pkg = packageOfFile(text)
+      assert(layerOf(pkg).isDefined, s"${file.getPath}: package $pkg has no layer")
       val lines = text.count(_ == '\n')
       assert(lines <= 400, s"${file.getPath} has $lines lines; split it")
     }

@@ -5,10 +5,10 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.slf4j.LoggerFactory
 
-import fastwindow.FastWindowConf.CodegenMode
 import fastwindow.codegen.OpsCodegen
 import fastwindow.codegen.OpsCodegen.GeneratedSource
 import fastwindow.columns.ColumnLayout
+import fastwindow.config.FastWindowConf.CodegenMode
 import fastwindow.functions.WindowSupport
 import fastwindow.model.WindowPlan
 import fastwindow.ops.{InterpretedOps, OpsPlan}

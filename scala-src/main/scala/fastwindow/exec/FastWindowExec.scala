@@ -10,8 +10,8 @@ import org.apache.spark.sql.execution.window.WindowExecBase
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
 import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
-import fastwindow.FastWindowConf
-import fastwindow.FastWindowConf.CodegenMode
+import fastwindow.config.FastWindowConf
+import fastwindow.config.FastWindowConf.CodegenMode
 import fastwindow.functions.WindowSupport
 import fastwindow.model.WindowPlan
 

@@ -9,8 +9,8 @@ import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.TaskMemory
 
-import fastwindow.FastWindowConf
-import fastwindow.FastWindowConf.CodegenMode
+import fastwindow.config.FastWindowConf
+import fastwindow.config.FastWindowConf.CodegenMode
 
 /**
  * The input order of a window, made without Spark's `Sort` (shown as `FastGroupOrder` in plans):

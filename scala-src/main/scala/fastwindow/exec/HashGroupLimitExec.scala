@@ -12,8 +12,8 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMode}
 import org.apache.spark.sql.fastwindow.TaskMemory
 
-import fastwindow.FastWindowConf
-import fastwindow.FastWindowConf.CodegenMode
+import fastwindow.config.FastWindowConf
+import fastwindow.config.FastWindowConf.CodegenMode
 import fastwindow.frames.RankLimit
 
 /**

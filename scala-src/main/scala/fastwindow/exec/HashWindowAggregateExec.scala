@@ -11,8 +11,8 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
 import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
-import fastwindow.FastWindowConf
-import fastwindow.FastWindowConf.CodegenMode
+import fastwindow.config.FastWindowConf
+import fastwindow.config.FastWindowConf.CodegenMode
 
 /**
  * A window of whole-partition aggregates without ORDER BY (`sum(v) OVER (PARTITION BY k)`,

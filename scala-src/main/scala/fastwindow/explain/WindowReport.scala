@@ -7,7 +7,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase, WindowGroupLimitExec, WindowGroupLimitMode}
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
-import fastwindow.FastWindowConf
+import fastwindow.config.FastWindowConf
 import fastwindow.exec.{FastWindowExec, GroupOrderExec, HashGroupLimitExec, HashWindowAggregateExec}
 import fastwindow.functions.{FramePlanning, WindowSupport}
 import fastwindow.model.FallbackReason

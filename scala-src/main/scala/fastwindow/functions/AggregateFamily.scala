@@ -7,7 +7,7 @@ import org.apache.spark.sql.execution.aggregate.{ScalaAggregator, ScalaUDAF}
 import org.apache.spark.sql.types.{BooleanType, DataType}
 
 import fastwindow.columns.ColumnLayout
-import fastwindow.FastWindowConf
+import fastwindow.config.FastWindowConf
 import fastwindow.frames.{InSparkOrder, PeerGroups, TwoStacks}
 import fastwindow.kernels.{AggregateKernel, Kernel}
 import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, FunctionSpec, StreamBounds}

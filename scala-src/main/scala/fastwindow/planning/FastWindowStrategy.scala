@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMode}
 import org.apache.spark.sql.internal.SQLConf
 
-import fastwindow.FastWindowConf
+import fastwindow.config.FastWindowConf
 import fastwindow.exec.{FastWindowExec, GroupOrderExec, HashGroupLimitExec, HashWindowAggregateExec}
 import fastwindow.model.{FallbackReason, WindowPlan}
 

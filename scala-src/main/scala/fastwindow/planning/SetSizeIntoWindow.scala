@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression,
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Window}
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import fastwindow.FastWindowConf
+import fastwindow.config.FastWindowConf
 
 /**
  * Moves `size(s)`, where `s` is a `collect_set(...) OVER w` of the window below, into that

@@ -12,7 +12,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
-import fastwindow.FastWindowConf
+import fastwindow.config.FastWindowConf
 import fastwindow.WindowTestKit._
 import fastwindow.functions.AggregateSpec
 import fastwindow.kernels.AggregateReference._

@@ -1,4 +1,4 @@
-package fastwindow
+package fastwindow.config
 
 import java.util.Locale
 
