@@ -454,7 +454,8 @@ def _scratch_tree(tmp_path: Path, scala: str, maven_lines=()) -> Path:
     root = tmp_path / "checkout"
     (root / "python" / "_build_backend").mkdir(parents=True)
     (root / "python" / "fastwindow").mkdir(parents=True)
-    for module in ("fastwindow_backend.py", "spark_lines.py"):
+    for module in ("fastwindow_backend.py", "backend_common.py", "installed_spark.py",
+                   "jar_sources.py", "jar_compile.py", "spark_lines.py"):
         (root / "python" / "_build_backend" / module).write_bytes(
             (BACKEND.parent / module).read_bytes())
     (root / "python" / "fastwindow" / "_version.py").write_text('__version__ = "9.8.7"\n')
