@@ -8,20 +8,31 @@ Three ways to enable fastwindow, all equivalent once the session exists:
   --conf spark.sql.extensions=fastwindow.FastWindowExtensions app.py``.
 
 Spark Connect sessions have no JVM on the client: fastwindow must be installed on the server.
+
+The JVM side (class names, the Spark Connect error, the py4j handle) is in ``_jvm``, the report
+type in ``_report``; their public names are importable from here too.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Tuple, TypeVar
+from typing import Any, List, TypeVar
 
 from ._errors import FastWindowError
-from ._jar import check_spark_version, has_class, jar_path
-from ._version import __version__
+from ._jar import check_spark_version, has_class
+from ._jvm import (
+    API_CLASS,  # noqa: F401 (a name of this module before the split)
+    ENABLED_KEY,
+    EXPLAIN_GENERATOR_CLASS,
+    EXTENSIONS_CLASS,
+    _api,
+    _classic,
+    _connect_error,
+    server_config_lines,
+)
+from ._report import WindowReport, _as_list
 
 __all__ = [
     "configure",
@@ -36,11 +47,6 @@ __all__ = [
     "EXTENSIONS_CLASS",
     "EXPLAIN_GENERATOR_CLASS",
 ]
-
-ENABLED_KEY = "spark.fastwindow.enabled"
-EXTENSIONS_CLASS = "fastwindow.FastWindowExtensions"
-EXPLAIN_GENERATOR_CLASS = "fastwindow.explain.FastWindowExplainGenerator"
-API_CLASS = "fastwindow.FastWindow"
 
 B = TypeVar("B")
 
@@ -79,113 +85,6 @@ def _append_csv(existing: Any, value: str, *, same=lambda a, b: a == b) -> str:
     if not any(same(item, value) for item in items):
         items.append(value)
     return ",".join(items)
-
-
-def server_config_lines(jar: Optional[str] = None) -> List[str]:
-    """The Spark confs that enable fastwindow, as ``key value`` pairs (spark-defaults.conf)."""
-    if jar is None:
-        try:
-            jar = jar_path()
-        except FastWindowError:
-            jar = "/path/to/fastwindow-spark<major.minor>_2.13-%s.jar" % __version__
-    return [
-        f"spark.jars {jar}",
-        f"spark.sql.extensions {EXTENSIONS_CLASS}",
-    ]
-
-
-def _connect_error(what: str, spark: Any, detail: Optional[str] = None) -> FastWindowError:
-    try:
-        jar = jar_path()
-    except FastWindowError:
-        jar = "/path/to/fastwindow-spark<major.minor>_2.13-%s.jar" % __version__
-    if detail is None:
-        kind = f"{type(spark).__module__}.{type(spark).__qualname__}"
-        detail = (f"got {kind}, which has none (a Spark Connect session: no "
-                  "_jsparkSession/_jvm)")
-    return FastWindowError(
-        f"fastwindow.{what}() needs a classic SparkSession with a local JVM, but {detail}. "
-        "With Spark Connect, queries are planned on the Connect server, so fastwindow must be "
-        "installed there. "
-        "Start the server with the jar and the extension:\n\n"
-        f"    $SPARK_HOME/sbin/start-connect-server.sh \\\n"
-        f"      --jars {jar} \\\n"
-        f"      --conf spark.sql.extensions={EXTENSIONS_CLASS}\n\n"
-        "or add these lines to the server's spark-defaults.conf "
-        "(`python -m fastwindow config` prints them):\n\n"
-        + "".join(f"    {line}\n" for line in server_config_lines(jar))
-        + f"\nFrom a Connect client you can then switch it per session with "
-        f"spark.conf.set(\"{ENABLED_KEY}\", \"false\" | \"true\").")
-
-
-def _is_connect_session(spark: Any) -> bool:
-    # A Connect session can only exist if its module was imported; never import it ourselves
-    # (it needs grpc and friends).
-    module = sys.modules.get("pyspark.sql.connect.session")
-    cls = getattr(module, "SparkSession", None) if module is not None else None
-    return cls is not None and isinstance(spark, cls)
-
-
-def _classic(spark: Any, what: str) -> Tuple[Any, Any]:
-    """(jvm, jsparkSession) of a classic session; FastWindowError for Connect or non-sessions."""
-    if _is_connect_session(spark):
-        raise _connect_error(what, spark)
-    try:
-        jss = getattr(spark, "_jsparkSession", None)
-        jvm = getattr(spark, "_jvm", None)
-    except Exception:  # e.g. PySparkAttributeError subclasses raised by other session kinds
-        jss = jvm = None
-    if jss is None or jvm is None:
-        raise _connect_error(what, spark)
-    return jvm, jss
-
-
-def _class_loadable(jvm: Any, loader: Any) -> bool:
-    try:
-        jvm.java.lang.Class.forName(API_CLASS, True, loader)
-        return True
-    except Exception:  # Py4JJavaError wrapping ClassNotFoundException / NoClassDefFoundError
-        return False
-
-
-def _api(spark: Any, *, add_jar: bool) -> Any:
-    """py4j handle on the JVM object ``fastwindow.FastWindow``, or None when it is not loaded.
-
-    With ``add_jar``, a session started without the jar gets it through ``ADD JAR`` (which puts
-    it on the session's class loader and ships it to executors).
-    """
-    from py4j.java_gateway import JavaClass
-
-    jvm, jss = _classic(spark, "enable" if add_jar else "explain")
-    thread = jvm.java.lang.Thread.currentThread()
-    if not _class_loadable(jvm, thread.getContextClassLoader()):
-        # ADD JAR on another Python thread put the jar on the session's jar class loader, but
-        # only that thread's context class loader points at it: use the session's loader here.
-        shared_loader = None
-        try:
-            shared_loader = jss.sharedState().jarClassLoader()
-        except Exception:
-            pass
-        if shared_loader is not None and _class_loadable(jvm, shared_loader):
-            thread.setContextClassLoader(shared_loader)
-        elif add_jar:
-            jar = jar_path(spark=str(spark.version))
-            escaped = jar.replace("\\", "\\\\").replace("'", "\\'")
-            spark.sql(f"ADD JAR '{escaped}'")
-            if not _class_loadable(jvm, thread.getContextClassLoader()):
-                loader = jss.sharedState().jarClassLoader()
-                if not _class_loadable(jvm, loader):
-                    raise FastWindowError(
-                        f"ADD JAR '{jar}' did not make {API_CLASS} loadable in this session's "
-                        "JVM; start the session with fastwindow.configure(builder) instead.")
-                thread.setContextClassLoader(loader)
-        else:
-            return None
-    api = jvm.fastwindow.FastWindow
-    if not isinstance(api, JavaClass):
-        raise FastWindowError(f"py4j could not resolve {API_CLASS} although the class loads; "
-                              "start the session with fastwindow.configure(builder) instead.")
-    return api
 
 
 # ----------------------------------------------------------------------------------------------
@@ -298,83 +197,6 @@ def is_enabled(spark: Any) -> bool:
     return str(spark.conf.get(ENABLED_KEY, "true")).strip().lower() == "true"
 
 
-@dataclass(frozen=True)
-class WindowReport:
-    """One window operator of a physical plan and who runs it.
-
-    Attributes:
-        operator: ``"FastWindow"`` or Spark's ``"Window"``; for the top-k per group Spark plans
-            below a window filtered by ``row_number``/``rank``/``dense_rank`` <= k,
-            ``"FastGroupLimit"`` or Spark's ``"WindowGroupLimit"`` (one partial, one final).
-        fastwindow: True when fastwindow runs the operator.
-        window_expressions: the window expressions it computes, as Spark prints them.
-        partition_spec: its PARTITION BY expressions.
-        order_spec: its ORDER BY expressions.
-        reason: for an operator Spark runs, why fastwindow did not take it: every reason, as
-            one sentence (None otherwise).
-        reasons: the same reasons as ``(id, message)`` pairs; ids are stable (``disabled``,
-            ``not-installed``, ``python-udf``, ``unsupported-function``, ``unsupported-type``,
-            ``unsupported-frame``, ``unsupported-argument``, ``unsupported-order-key``,
-            ``unsupported-expression``).
-        metrics: once the query has run, FastWindow's non-zero SQL metrics by name (e.g.
-            ``numStreamedPartitions``, ``numBufferedPartitions``,
-            ``numHandedOverPartitions``, ``spillSize``, ``peakMemory`` in bytes); empty before
-            execution and for Spark's operator.
-        note: what fastwindow's operator avoids (a FastGroupLimit says it needs no sort).
-    """
-
-    operator: str
-    fastwindow: bool
-    window_expressions: Tuple[str, ...] = ()
-    partition_spec: Tuple[str, ...] = ()
-    order_spec: Tuple[str, ...] = ()
-    reason: Optional[str] = None
-    reasons: Tuple[Tuple[str, str], ...] = ()
-    metrics: Dict[str, int] = field(default_factory=dict, compare=False)
-    note: Optional[str] = None
-
-    @classmethod
-    def from_json(cls, obj: dict) -> "WindowReport":
-        """Builds a report from one object of ``FastWindow.explainJson``'s array."""
-
-        def strings(key: str) -> Tuple[str, ...]:
-            value = obj.get(key) or ()
-            return tuple(str(v) for v in value)
-
-        reason = obj.get("reason")
-        return cls(
-            operator=str(obj.get("operator", "?")),
-            fastwindow=bool(obj.get("fastwindow", False)),
-            window_expressions=strings("windowExpressions"),
-            partition_spec=strings("partitionSpec"),
-            order_spec=strings("orderSpec"),
-            reason=None if reason is None else str(reason),
-            reasons=tuple((str(r.get("id", "")), str(r.get("message", "")))
-                          for r in obj.get("reasons") or () if isinstance(r, dict)),
-            metrics={str(k): int(v) for k, v in (obj.get("metrics") or {}).items()},
-            note=None if obj.get("note") is None else str(obj["note"]),
-        )
-
-    def __str__(self) -> str:
-        who = f"{self.operator} ({'fastwindow' if self.fastwindow else 'Spark'})"
-        spec = []
-        if self.partition_spec:
-            spec.append("PARTITION BY " + ", ".join(self.partition_spec))
-        if self.order_spec:
-            spec.append("ORDER BY " + ", ".join(self.order_spec))
-        lines = [f"{who}: {' '.join(spec) if spec else '(whole input)'}"]
-        lines += [f"    {expr}" for expr in self.window_expressions]
-        if self.note:
-            lines.append(f"    {self.note}")
-        if self.reasons:
-            lines += [f"    not accelerated ({rid}): {message}" for rid, message in self.reasons]
-        elif self.reason:
-            lines.append(f"    not accelerated: {self.reason}")
-        if self.metrics:
-            lines.append("    metrics: " + ", ".join(f"{k}={v}" for k, v in self.metrics.items()))
-        return "\n".join(lines)
-
-
 def _session_of(df: Any, what: str) -> Any:
     if getattr(df, "_jdf", None) is None:
         spark = getattr(df, "sparkSession", None)
@@ -409,9 +231,3 @@ def explain_string(df: Any) -> str:
     spark = _session_of(df, "explain_string")
     api = _require_api(spark, "explain_string")
     return str(api.explainString(df._jdf))
-
-
-def _as_list(data: Any) -> Iterable[dict]:
-    if isinstance(data, dict):  # tolerate {"windows": [...]}
-        data = data.get("windows", [data])
-    return [obj for obj in data if isinstance(obj, dict)]
