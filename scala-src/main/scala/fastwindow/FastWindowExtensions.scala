@@ -7,7 +7,7 @@ import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, SetSiz
 /**
  * The entry point of fastwindow: a [[SparkSessionExtensions]] that injects
  * [[fastwindow.planning.FastWindowStrategy]], which plans every logical `Window` of SQL window
- * functions it supports on [[fastwindow.exec.FastWindowExec]] and leaves the rest to Spark's
+ * functions it supports on [[fastwindow.exec.window.FastWindowExec]] and leaves the rest to Spark's
  * `WindowExec`, logging why. Two rules come with it: [[fastwindow.planning.SetSizeIntoWindow]] lets
  * the window count a frame's distinct values where the query reads only the size of its
  * `collect_set`, and [[fastwindow.planning.DistinctWindowAggregates]] accepts DISTINCT window

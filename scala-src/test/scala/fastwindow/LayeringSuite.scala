@@ -9,33 +9,41 @@ import org.scalatest.funsuite.AnyFunSuite
 /**
  * The packages are layers: each may use the ones below it, never one above. This keeps the
  * folders an architecture (configuration and a leaf model at the bottom, then columns, the ops
- * interfaces, the frame algorithms, kernels, generated code, the function registry, the
- * operators, and planning, explain and the public API on top) rather than labels.
+ * interfaces, the frame algorithms, kernels, generated code, the function registry, the helpers
+ * the operators share, the operators, and planning, explain and the public API on top) rather
+ * than labels.
  *
- * A file's layer is its package's, matched exactly (a sub-package is a package of its own and
- * needs a layer of its own); every `fastwindow` package it names, in an import or in code, must
- * be of its layer or below. Comments and string literals are ignored.
+ * A layer may hold several packages, which are then independent: none uses another (the four
+ * operators, each with its own per-task code, share only what is below them). A file's layer is
+ * its package's, matched exactly (a sub-package is a package of its own and needs a layer of its
+ * own); every `fastwindow` package it names, in an import or in code, must be its own, or of a
+ * lower layer. Comments and string literals are ignored.
  */
 class LayeringSuite extends AnyFunSuite {
 
-  /** Bottom to top. */
-  private val layers: Seq[String] = Seq(
-    "fastwindow.config",
-    "org.apache.spark.sql.fastwindow.shims",
-    "org.apache.spark.sql.fastwindow",
-    "fastwindow.model",
-    "fastwindow.columns",
-    "fastwindow.ops",
-    "fastwindow.frames",
-    "fastwindow.kernels",
-    "fastwindow.codegen",
-    "fastwindow.functions",
-    "fastwindow.exec",
-    "fastwindow.planning",
-    "fastwindow.explain",
-    "fastwindow")  // FastWindow and FastWindowExtensions: the public API
+  /** Bottom to top; the packages of one layer do not use each other. */
+  private val layers: Seq[Seq[String]] = Seq(
+    Seq("fastwindow.config"),
+    Seq("org.apache.spark.sql.fastwindow.shims"),
+    Seq("org.apache.spark.sql.fastwindow"),
+    Seq("fastwindow.model"),
+    Seq("fastwindow.columns"),
+    Seq("fastwindow.ops"),
+    Seq("fastwindow.frames"),
+    Seq("fastwindow.kernels"),
+    Seq("fastwindow.codegen"),
+    Seq("fastwindow.functions"),
+    Seq("fastwindow.exec.shared"),
+    Seq("fastwindow.exec.window", "fastwindow.exec.hashwindow", "fastwindow.exec.grouplimit",
+      "fastwindow.exec.grouporder"),
+    Seq("fastwindow.planning"),
+    Seq("fastwindow.explain"),
+    Seq("fastwindow"))  // FastWindow and FastWindowExtensions: the public API
 
-  private def layerOf(pkg: String): Option[Int] = Some(layers.indexOf(pkg)).filter(_ >= 0)
+  private val packages: Seq[String] = layers.flatten
+
+  private def layerOf(pkg: String): Option[Int] =
+    Some(layers.indexWhere(_.contains(pkg))).filter(_ >= 0)
 
   /**
    * The package a qualified name in code refers to: the longest known package it starts with,
@@ -44,7 +52,7 @@ class LayeringSuite extends AnyFunSuite {
    * followed by a class).
    */
   private def packageOf(name: String): Option[String] =
-    layers.filter(p => name == p || name.startsWith(p + ".")).sortBy(-_.length).headOption
+    packages.filter(p => name == p || name.startsWith(p + ".")).sortBy(-_.length).headOption
       .filter { p => name == p || name.charAt(p.length + 1).isUpper }
 
   private val root = new File("scala-src/main/scala")
@@ -85,23 +93,27 @@ class LayeringSuite extends AnyFunSuite {
   private def packageOfFile(text: String): String =
     Package.findFirstMatchIn(text).map(_.group(1)).getOrElse("")
 
-  test("sources are where this suite looks") {
+  test("sources are where this suite looks, and every package of the layers has some") {
     assert(root.isDirectory, s"${root.getAbsolutePath} is not the sources' directory")
     assert(sources(shims).nonEmpty, s"${shims.getAbsolutePath} has no shim sources")
+    val present = allSources.map(f => packageOfFile(Source.fromFile(f, "UTF-8").mkString)).toSet
+    assert(packages.filterNot(present).isEmpty, "layers name packages without sources")
   }
 
-  test("no package uses a package of a higher layer, nor one of no layer") {
+  test("no package uses a package of a higher layer, another of its layer, or one of no layer") {
     val violations = for {
       file <- allSources
       text = code(Source.fromFile(file, "UTF-8").mkString)
-      own <- layerOf(packageOfFile(text)).toSeq
+      pkg = packageOfFile(text)
+      own <- layerOf(pkg).toSeq
       used <- references(text)
-      problem <- packageOf(used).flatMap(layerOf) match {
+      problem <- packageOf(used) match {
         case None => Some(s"names $used, in a package of no layer")
-        case Some(l) if l > own => Some(s"uses $used (${layers(l)})")
+        case Some(p) if layerOf(p).exists(_ > own) => Some(s"uses $used, of a higher layer")
+        case Some(p) if p != pkg && layerOf(p).contains(own) => Some(s"uses $used, of its own layer")
         case _ => None
       }
-    } yield s"${file.getPath} (${layers(own)}) $problem"
+    } yield s"${file.getPath} ($pkg) $problem"
     assert(violations.isEmpty, violations.mkString("\n"))
   }
 

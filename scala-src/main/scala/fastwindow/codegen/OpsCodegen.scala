@@ -33,7 +33,7 @@ object OpsCodegen {
   /**
    * The operator's functions and frames, written into the source as a comment. Spark caches
    * compiled classes by source, so this makes each distinct operator its own class, and so gives
-   * it its own copy of the frame algorithms (`fastwindow.exec.AlgorithmIsolation`): two operators
+   * it its own copy of the frame algorithms (`fastwindow.exec.window.AlgorithmIsolation`): two operators
    * whose ops are alike (a running and a moving sum of the same column) would otherwise share one
    * copy, and its call sites would see both operators' kernels.
    */

@@ -8,7 +8,10 @@ import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase, Window
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
 import fastwindow.config.FastWindowConf
-import fastwindow.exec.{FastWindowExec, GroupOrderExec, HashGroupLimitExec, HashWindowAggregateExec}
+import fastwindow.exec.grouplimit.HashGroupLimitExec
+import fastwindow.exec.grouporder.GroupOrderExec
+import fastwindow.exec.hashwindow.HashWindowAggregateExec
+import fastwindow.exec.window.FastWindowExec
 import fastwindow.functions.{FramePlanning, WindowSupport}
 import fastwindow.model.FallbackReason
 import fastwindow.planning.{FastWindowStrategy, GroupLimitSupport, HashWindowSupport}

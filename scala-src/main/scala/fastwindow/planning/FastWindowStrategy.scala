@@ -9,7 +9,10 @@ import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMo
 import org.apache.spark.sql.internal.SQLConf
 
 import fastwindow.config.FastWindowConf
-import fastwindow.exec.{FastWindowExec, GroupOrderExec, HashGroupLimitExec, HashWindowAggregateExec}
+import fastwindow.exec.grouplimit.HashGroupLimitExec
+import fastwindow.exec.grouporder.GroupOrderExec
+import fastwindow.exec.hashwindow.HashWindowAggregateExec
+import fastwindow.exec.window.FastWindowExec
 import fastwindow.model.{FallbackReason, WindowPlan}
 
 /**

@@ -6,7 +6,7 @@ import fastwindow.frames.RankLimit
 import fastwindow.model.FallbackReason
 
 /**
- * Whether [[fastwindow.exec.HashGroupLimitExec]] can run a logical `WindowGroupLimit`: its
+ * Whether [[fastwindow.exec.grouplimit.HashGroupLimitExec]] can run a logical `WindowGroupLimit`: its
  * function must be row_number, rank or dense_rank (the ones Spark infers the limit for), and
  * every PARTITION BY key [[HashableKeys.hashable]]; other keys stay on Spark's sort-based
  * operator.

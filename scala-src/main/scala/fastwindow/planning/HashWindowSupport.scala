@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression,
 import org.apache.spark.sql.types._
 
 /**
- * Whether a window can run on [[fastwindow.exec.HashWindowAggregateExec]], per key without
+ * Whether a window can run on [[fastwindow.exec.hashwindow.HashWindowAggregateExec]], per key without
  * sorting: it has no ORDER BY, PARTITION BY keys that are all [[HashableKeys.hashable]], and only
  * deterministic, non-DISTINCT, unfiltered declarative aggregates over the whole partition (or
  * expressions of one's result alone) whose result does not depend on the order of the rows
@@ -77,7 +77,7 @@ object HashWindowSupport {
    * in-memory sorter moves rows to make room for NULL keys), so first/last, floating-point
    * sums and moments, and min/max of floats (0.0 and -0.0 tie) stay on the sorted operator.
    * Decimal sums of up to 28 digits are exact in their 38-digit buffer; integral sums are
-   * watched by [[fastwindow.exec.IntegralSumGuard]] (overflow under ANSI or TRY depends on order).
+   * watched by [[fastwindow.exec.hashwindow.IntegralSumGuard]] (overflow under ANSI or TRY depends on order).
    */
   private def orderFree(f: DeclarativeAggregate): Boolean = f match {
     case _: Count | _: BitAndAgg | _: BitOrAgg | _: BitXorAgg => true

@@ -11,7 +11,7 @@ import org.apache.spark.sql.internal.SQLConf
  * projections, filters, group limits and windows whose order the upper one satisfies, when the
  * upper order strictly covers the lower one, and drops the upper sort: the lower window then meets
  * its rows in the wider order, its ties broken by the upper keys. A window whose input a
- * [[fastwindow.exec.GroupOrderExec]] orders has no sort to widen, so its ties would come in input
+ * [[fastwindow.exec.grouporder.GroupOrderExec]] orders has no sort to widen, so its ties would come in input
  * order, and results that depend on the order of ties (row_number over ties, first, floating sums)
  * could differ from Spark's. So where a window's order strictly covers the order of a window below
  * it, neither is grouped: both keep Spark's sorts, and Spark's rule does what it does without

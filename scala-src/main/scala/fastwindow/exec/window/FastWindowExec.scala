@@ -1,0 +1,141 @@
+package fastwindow.exec.window
+
+import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, SparkException, TaskContext}
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.execution.window.WindowExecBase
+import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
+import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
+
+import fastwindow.config.FastWindowConf
+import fastwindow.config.FastWindowConf.CodegenMode
+import fastwindow.exec.shared.ColumnMemory
+import fastwindow.functions.WindowSupport
+import fastwindow.model.WindowPlan
+
+/**
+ * fastwindow's replacement for Spark's `WindowExec`, shown as `FastWindow` in plans.
+ *
+ * It extends `WindowExecBase`, so its contract with the rest of the plan is Spark's by
+ * construction: it requires `ClusteredDistribution(partitionSpec)` (all tuples in one partition
+ * without PARTITION BY) and the ordering `partitionSpec ++ orderSpec`, outputs
+ * `child.output ++ window attributes` with the same nullability, and preserves input order.
+ *
+ * The node checks itself once ([[support]]): the planner strategy builds it, keeps it only when
+ * the check gives a [[WindowPlan]], and the split, the report and every task read that plan. Per
+ * task it runs a [[WindowPartitionIterator]] with a [[WindowEvaluator]] (generated ops, or their
+ * interpreted twins). A partition whose columns would not fit in the task's memory is handed to
+ * Spark's own window evaluation (the one `WindowExec` runs), so fastwindow fits wherever Spark
+ * does.
+ *
+ * Its input order comes from Spark's `Sort` or, with `spark.fastwindow.groupSort.enabled`, from a
+ * [[fastwindow.exec.grouporder.GroupOrderExec]] below it, which makes the same order without
+ * sorting the whole task.
+ */
+case class FastWindowExec(
+    windowExpression: Seq[NamedExpression],
+    partitionSpec: Seq[Expression],
+    orderSpec: Seq[SortOrder],
+    child: SparkPlan) extends WindowExecBase {
+
+  override def nodeName: String = "FastWindow"
+
+  override protected def stringArgs: Iterator[Any] =
+    Iterator(windowExpression, partitionSpec, orderSpec, child)
+
+  /** The support check of this node, run once (and kept by copies with a new child). */
+  @transient private var checked: WindowSupport.Outcome = _
+
+  def support: WindowSupport.Outcome = {
+    if (checked == null) checked = WindowSupport.check(windowExpression, orderSpec)
+    checked
+  }
+
+  /** What this node runs; only planned when [[support]] gave one. */
+  def windowPlan: WindowPlan = support.getOrElse(throw SparkException.internalError(
+    s"FastWindowExec planned for an unsupported node: ${support.left.toOption.mkString}"))
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "numWindowPartitions" -> SQLMetrics.createMetric(sparkContext, "number of window partitions"),
+    "numStreamedPartitions" ->
+      SQLMetrics.createMetric(sparkContext, "window partitions streamed"),
+    "numBufferedPartitions" ->
+      SQLMetrics.createMetric(sparkContext, "window partitions buffered whole"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak column and queue memory"),
+    "windowTime" ->
+      SQLMetrics.createTimingMetric(sparkContext, "time from first to last row (with input)"),
+    "numInterpretedTasks" ->
+      SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"),
+    "numHandedOverPartitions" ->
+      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark"))
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val plan = windowPlan
+    val mode = FastWindowConf.CODEGEN_MODE.get(conf)
+    val factory = EvaluatorFactory(plan, child.output, mode)
+    val policy = EmitPolicy(plan, FastWindowConf.STREAMING_ENABLED.get(conf))
+    val maxPendingRows = FastWindowConf.STREAMING_MAX_PENDING_ROWS.get(conf)
+    val maxPartitionBytes = FastWindowConf.MEMORY_MAX_PARTITION_BYTES.get(conf)
+    val bufferThresholds = PartitionRowBuffer.thresholds(conf)
+    val childOutput = child.output
+    val partitionExprs = partitionSpec
+    val interpretedTasks = longMetric("numInterpretedTasks")
+    val iteratorMetrics = WindowPartitionIterator.Metrics(
+      longMetric("numOutputRows"), longMetric("numWindowPartitions"),
+      longMetric("numStreamedPartitions"), longMetric("numBufferedPartitions"),
+      longMetric("spillSize"), longMetric("peakMemory"), longMetric("windowTime"),
+      longMetric("numHandedOverPartitions"))
+    val sparkWindow = sparkWindowFactory
+
+    child.execute().mapPartitions { rows =>
+      val evaluator = factory.create()
+      if (!evaluator.generated) interpretedTasks += 1
+      val iterator = new WindowPartitionIterator(
+        new PartitionReader(rows, UnsafeProjection.create(childOutput, childOutput),
+          PartitionKey(partitionExprs, childOutput)),
+        factory,
+        policy,
+        new OutputAssembler(plan, childOutput.map(_.dataType), evaluator.generated,
+          interpreted = mode == CodegenMode.NoCodegen),
+        new MemoryGovernor(TaskMemory.manager.map(new ColumnMemory(_)), maxPartitionBytes),
+        new PartitionRowBuffer(bufferThresholds),
+        maxPendingRows,
+        FastWindowExec.handOverTo(sparkWindow.createEvaluator()),
+        iteratorMetrics,
+        evaluator)
+      Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => iterator.close()))
+      iterator
+    }
+  }
+
+  /**
+   * Spark's own window evaluation of this node (what `WindowExec` runs), for partitions whose
+   * buffers do not fit in memory. Its spills count in this node's spill size; its segment-tree
+   * frame counts (when `spark.sql.window.segmentTree.enabled`) are not shown.
+   */
+  private def sparkWindowFactory: PartitionEvaluatorFactory[InternalRow, InternalRow] =
+    WindowEvaluatorShim.sparkWindowFactory(
+      sparkContext, windowExpression, partitionSpec, orderSpec, child.output,
+      longMetric("spillSize"))
+
+  // The plan depends on the window expressions only, so a new child keeps it.
+  override protected def withNewChildInternal(newChild: SparkPlan): FastWindowExec = {
+    val copied = copy(child = newChild)
+    copied.checked = checked
+    copied
+  }
+}
+
+object FastWindowExec {
+  /** Evaluates the rows of one window partition with `spark` (created once per task, if used). */
+  def handOverTo(spark: => PartitionEvaluator[InternalRow, InternalRow])
+      : Iterator[UnsafeRow] => Iterator[InternalRow] = {
+    lazy val evaluator = spark
+    rows => evaluator.eval(TaskContext.getPartitionId(), rows)
+  }
+}
