@@ -23,7 +23,15 @@ import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
  * Adding a family: one subclass with its spec class, one kernel (`fastwindow.kernels`), an entry
  * in [[WindowSupport.families]], and tests.
  */
-abstract class FunctionFamily[S <: FunctionSpec](implicit specClass: ClassTag[S]) {
+abstract class FunctionFamily[S <: FunctionSpec](implicit specTag: ClassTag[S]) {
+
+  /**
+   * The class of the specs it plans. Besides telling its specs from others', it registers the
+   * class as part of the plan: the plan is built once and read by every operator's copy of the
+   * algorithm classes, which share this class rather than copy it (`AlgorithmIsolation`).
+   */
+  final def specClass: Class[_ <: FunctionSpec] =
+    specTag.runtimeClass.asSubclass(classOf[FunctionSpec])
 
   /** The `kind` column of the support table. */
   def kind: String
@@ -59,11 +67,11 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specClass: ClassTag[S]
   /** Its rows of the support table. */
   def supportEntries: Seq[SupportEntry]
 
-  final def owns(spec: FunctionSpec): Boolean = specClass.runtimeClass.isInstance(spec)
+  final def owns(spec: FunctionSpec): Boolean = specClass.isInstance(spec)
   final def requestsOf(spec: FunctionSpec, layout: ColumnLayout): FunctionRequests =
-    requests(specClass.runtimeClass.cast(spec).asInstanceOf[S], layout)
+    requests(specClass.cast(spec).asInstanceOf[S], layout)
   final def kernelOf(spec: FunctionSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
-    kernel(specClass.runtimeClass.cast(spec).asInstanceOf[S], ops, peers)
+    kernel(specClass.cast(spec).asInstanceOf[S], ops, peers)
 }
 
 /**
@@ -71,7 +79,7 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specClass: ClassTag[S]
  * ([[BufferedFrameFunction]]: percentiles, modes, distinct values, collections, sketches): its
  * kernel reads that value's column and the frame's RANGE edges, nothing else.
  */
-abstract class BufferedFrameFamily[S <: BufferedFrameFunction](implicit specClass: ClassTag[S])
+abstract class BufferedFrameFamily[S <: BufferedFrameFunction](implicit specTag: ClassTag[S])
     extends FunctionFamily[S] {
   override def requests(spec: S, layout: ColumnLayout): FunctionRequests =
     FunctionRequests(

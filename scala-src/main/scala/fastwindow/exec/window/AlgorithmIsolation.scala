@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory
 
 import fastwindow.columns.{Column, ColumnLayout}
 import fastwindow.frames.PeerGroups
+import fastwindow.functions.WindowSupport
 import fastwindow.kernels.Kernel
 import fastwindow.model.WindowPlan
 import fastwindow.ops.OpsSet
@@ -37,9 +38,10 @@ import fastwindow.ops.OpsSet
  * between the function copies.
  *
  * What crosses between the copies and the rest is loaded once, by the parent loader: the plan
- * (`fastwindow.model`, and the families' spec classes, named `...Spec`), columns, ops, and the
- * [[WindowEvaluator]] class through which the operator sees its evaluator. The interpreted
- * evaluator uses the shared classes; so does a generated one if copying fails (logged once).
+ * (`fastwindow.model`, and the families' spec classes, registered by the families themselves:
+ * [[sharedClasses]]), columns, ops, and the [[WindowEvaluator]] class through which the operator
+ * sees its evaluator. The interpreted evaluator uses the shared classes; so does a generated one
+ * if copying fails (logged once).
  */
 object AlgorithmIsolation {
   private val log = LoggerFactory.getLogger(getClass)
@@ -48,9 +50,20 @@ object AlgorithmIsolation {
     "fastwindow.functions.")
   private val Evaluator = classOf[KernelEvaluator].getName
 
+  /**
+   * The classes of the isolated packages that are shared all the same, because instances of them
+   * cross into the copies: each family's spec class
+   * ([[fastwindow.functions.FunctionFamily.specClass]]), whose instances the plan holds (built
+   * once, by the shared classes: a copy of the class would not know them, and the family's copy
+   * would not own them), and its companion object, kept with it. Registered by the families, so
+   * that a class is shared because its family says so, never because of its name.
+   */
+  val sharedClasses: Set[String] =
+    WindowSupport.families.map(_.specClass.getName).flatMap(c => Seq(c, c + "$")).toSet
+
   /** Whether the class named `name` is copied per operator (see above). */
   def isolated(name: String): Boolean =
-    name == Evaluator || (IsolatedPackages.exists(name.startsWith) && !isSpec(name))
+    name == Evaluator || (IsolatedPackages.exists(name.startsWith) && !sharedClasses(name))
 
   /** What a function's copy shares with its operator's: what the evaluator and kernels pass. */
   private val OperatorWide = Set(Evaluator, classOf[PeerGroups].getName, classOf[Kernel].getName)
@@ -58,12 +71,6 @@ object AlgorithmIsolation {
   /** Whether the class named `name` is copied per window function (see above). */
   private def isolatedPerFunction(name: String): Boolean =
     isolated(name) && !OperatorWide(name)
-
-  /** The families' spec classes are part of the plan: shared. */
-  private def isSpec(name: String): Boolean = {
-    val simple = name.substring(name.lastIndexOf('.') + 1).stripSuffix("$")
-    simple.endsWith("Spec")
-  }
 
   /** Copies by the generated class they serve; weak, so a copy goes when its operator's class does. */
   private val copies = Collections.synchronizedMap(new WeakHashMap[AnyRef, Copy]())
