@@ -4,13 +4,14 @@ import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import org.apache.spark.sql.catalyst.expressions.aggregate._
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.execution.aggregate.{ScalaAggregator, ScalaUDAF}
-import org.apache.spark.sql.types.{BooleanType, DataType}
+import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
+import org.apache.spark.sql.types.{BooleanType, DataType, DecimalType, DoubleType}
 
 import fastwindow.columns.ColumnLayout
 import fastwindow.config.FastWindowConf
 import fastwindow.frames.{InSparkOrder, PeerGroups, TwoStacks}
 import fastwindow.kernels.{AggregateKernel, Kernel}
-import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, FunctionSpec, StreamBounds}
+import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, FunctionSpec, IntervalSums, StreamBounds}
 import fastwindow.ops.{AggregateRequest, BoundAggregate, FunctionOps, FunctionRequests}
 
 /**
@@ -55,12 +56,18 @@ final case class AggregateSpec(
 object AggregateFamily extends FunctionFamily[AggregateSpec] {
 
   /**
-   * An aggregate this family runs.
+   * An aggregate this family runs, and every fact about it that decides how fastwindow may run it:
+   * the planner, the hash window, the sliding frames and the support table read them here.
    *
    * @param name      the name reasons use; `aliases` are the other SQL names of the same function
    *                  (shown in the support table)
    * @param inputs    the types its (non-constant) inputs may have
    * @param matches   whether an aggregate is this one (after Spark's rewrites: bool_and is min)
+   * @param order     how its result depends on the order of its rows (per input type and
+   *                  arithmetic mode): whether it runs per key by hash, rounds by order (exact
+   *                  floats) and how its partial states merge
+   * @param guard     what the two stacks of a sliding frame watch, where combining its partials in
+   *                  another grouping than Spark's may overflow where Spark's loop does not
    * @param typed     the inputs to check, each with its type set (default: every child, `inputs`)
    * @param inputsDescription how the support table describes the inputs (default: `inputs`)
    */
@@ -68,6 +75,8 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
       name: String,
       inputs: TypeSet,
       matches: DeclarativeAggregate => Boolean,
+      order: DeclarativeAggregate => OrderDependence,
+      guard: SlidingGuard.GuardOf,
       aliases: Seq[String] = Nil,
       typed: Option[DeclarativeAggregate => Seq[(Expression, TypeSet)]] = None,
       inputsDescription: Option[String] = None) {
@@ -89,47 +98,105 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
     s"value: ${TypeSet.anyBufferable.description}; ordering: ${TypeSet.orderable.description}"
   private val ignoreNulls = s"${TypeSet.anyBufferable.description}; IGNORE NULLS"
 
+  private def always(order: OrderDependence): DeclarativeAggregate => OrderDependence = _ => order
+
+  /** min and max: free of the order unless equal values can differ in bytes (the one seen first
+   * is kept: 0.0 and -0.0, strings equal under a collation). */
+  private val extremum: DeclarativeAggregate => OrderDependence = agg =>
+    if (TypeSet.byteStable.contains(agg.children.head.dataType)) OrderDependence.Free
+    else OrderDependence.Positional
+
+  /** sum and avg, by what they add: see [[OrderDependence]]. */
+  private val summed: DeclarativeAggregate => OrderDependence = {
+    case s: Sum if s.dataType == DoubleType => OrderDependence.Rounding
+    case a: Average if a.sumDataType == DoubleType => OrderDependence.Rounding  // non-decimals
+    case i if IntervalSums.summed(i) => OrderDependence.FreeUntilOverflow
+    case agg => agg.children.head.dataType match {
+      case d: DecimalType if d.precision <= 28 => OrderDependence.Free  // exact in a 38-digit buffer
+      case _: DecimalType => OrderDependence.FreeUntilOverflow
+      case _ => agg match {  // integral sums: wrapping (LEGACY) or checked
+        case s: Sum if ArithmeticShim.evalMode(s) != EvalMode.LEGACY =>
+          OrderDependence.FreeWithinLong
+        case _ => OrderDependence.Free
+      }
+    }
+  }
+
+  private val free = always(OrderDependence.Free)
+  private val positional = always(OrderDependence.Positional)
+  private val rounding = always(OrderDependence.Rounding)
+
   val rules: Seq[Rule] = Seq(
-    Rule("count", TypeSet.anyBufferable, _.isInstanceOf[Count]),
-    Rule("sum", TypeSet.summable, _.isInstanceOf[Sum]),
-    Rule("avg", TypeSet.summable, _.isInstanceOf[Average]),
+    // count_if, regr_count, try_sum, try_avg, mean and regr_avgx/avgy are Spark's rewrites into
+    // count, sum and avg.
+    Rule("count", TypeSet.anyBufferable, _.isInstanceOf[Count], free, SlidingGuard.none,
+      aliases = Seq("count_if", "regr_count")),
+    Rule("sum", TypeSet.summable, _.isInstanceOf[Sum], summed, SlidingGuard.sums,
+      aliases = Seq("try_sum")),
+    Rule("avg", TypeSet.summable, _.isInstanceOf[Average], summed, SlidingGuard.sums,
+      aliases = Seq("mean", "try_avg", "regr_avgx", "regr_avgy")),
     // Spark rewrites bool_and/every into min and bool_or/some/any into max of a boolean.
-    Rule("min", TypeSet.orderable, _.isInstanceOf[Min], aliases = Seq("bool_and", "every")),
-    Rule("max", TypeSet.orderable, _.isInstanceOf[Max], aliases = Seq("bool_or", "some", "any")),
-    Rule("stddev_samp", numericAsDouble, _.isInstanceOf[StddevSamp], aliases = Seq("stddev", "std")),
-    Rule("stddev_pop", numericAsDouble, _.isInstanceOf[StddevPop]),
-    Rule("var_samp", numericAsDouble, _.isInstanceOf[VarianceSamp], aliases = Seq("variance")),
-    Rule("var_pop", numericAsDouble, _.isInstanceOf[VariancePop]),
-    Rule("skewness", numericAsDouble, _.isInstanceOf[Skewness]),
-    Rule("kurtosis", numericAsDouble, _.isInstanceOf[Kurtosis]),
-    Rule("covar_pop", numericAsDouble, _.isInstanceOf[CovPopulation]),
-    Rule("covar_samp", numericAsDouble, _.isInstanceOf[CovSample]),
-    Rule("corr", numericAsDouble, _.isInstanceOf[Corr]),
-    // regr_count and regr_avgx/avgy are Spark's rewrites into count and avg; regr_sxx and
-    // regr_syy into a central moment of their own.
-    Rule("regr_sxx", numericAsDouble, _.isInstanceOf[RegrReplacement], aliases = Seq("regr_syy")),
-    Rule("regr_sxy", numericAsDouble, _.isInstanceOf[RegrSXY]),
-    Rule("regr_r2", numericAsDouble, _.isInstanceOf[RegrR2]),
-    Rule("regr_slope", numericAsDouble, _.isInstanceOf[RegrSlope]),
-    Rule("regr_intercept", numericAsDouble, _.isInstanceOf[RegrIntercept]),
+    Rule("min", TypeSet.orderable, _.isInstanceOf[Min], extremum, SlidingGuard.none,
+      aliases = Seq("bool_and", "every")),
+    Rule("max", TypeSet.orderable, _.isInstanceOf[Max], extremum, SlidingGuard.none,
+      aliases = Seq("bool_or", "some", "any")),
+    Rule("stddev_samp", numericAsDouble, _.isInstanceOf[StddevSamp], rounding,
+      SlidingGuard.moments, aliases = Seq("stddev", "std")),
+    Rule("stddev_pop", numericAsDouble, _.isInstanceOf[StddevPop], rounding, SlidingGuard.moments),
+    Rule("var_samp", numericAsDouble, _.isInstanceOf[VarianceSamp], rounding,
+      SlidingGuard.moments, aliases = Seq("variance")),
+    Rule("var_pop", numericAsDouble, _.isInstanceOf[VariancePop], rounding, SlidingGuard.moments),
+    Rule("skewness", numericAsDouble, _.isInstanceOf[Skewness], rounding,
+      SlidingGuard.higherMoments),
+    Rule("kurtosis", numericAsDouble, _.isInstanceOf[Kurtosis], rounding,
+      SlidingGuard.higherMoments),
+    Rule("covar_pop", numericAsDouble, _.isInstanceOf[CovPopulation], rounding,
+      SlidingGuard.coMoments),
+    Rule("covar_samp", numericAsDouble, _.isInstanceOf[CovSample], rounding,
+      SlidingGuard.coMoments),
+    Rule("corr", numericAsDouble, _.isInstanceOf[Corr], rounding, SlidingGuard.coMomentRatios),
+    // regr_sxx and regr_syy are Spark's rewrites into a central moment of their own.
+    Rule("regr_sxx", numericAsDouble, _.isInstanceOf[RegrReplacement], rounding,
+      SlidingGuard.moments, aliases = Seq("regr_syy")),
+    Rule("regr_sxy", numericAsDouble, _.isInstanceOf[RegrSXY], rounding, SlidingGuard.coMoments),
+    Rule("regr_r2", numericAsDouble, _.isInstanceOf[RegrR2], rounding,
+      SlidingGuard.coMomentRatios),
+    Rule("regr_slope", numericAsDouble, _.isInstanceOf[RegrSlope], rounding,
+      SlidingGuard.coMomentRatios),
+    Rule("regr_intercept", numericAsDouble, _.isInstanceOf[RegrIntercept], rounding,
+      SlidingGuard.coMomentRatios),
     // any_value is first (Spark rewrites it); IGNORE NULLS is a flag of the function.
-    Rule("first", TypeSet.anyBufferable, _.isInstanceOf[First],
+    Rule("first", TypeSet.anyBufferable, _.isInstanceOf[First], positional, SlidingGuard.none,
       aliases = Seq("first_value", "any_value"), inputsDescription = Some(ignoreNulls)),
-    Rule("last", TypeSet.anyBufferable, _.isInstanceOf[Last], aliases = Seq("last_value"),
-      inputsDescription = Some(ignoreNulls)),
-    Rule("min_by", TypeSet.anyBufferable, _.isInstanceOf[MinBy], typed = Some(byOrdering),
-      inputsDescription = Some(byOrderingDescription)),
-    Rule("max_by", TypeSet.anyBufferable, _.isInstanceOf[MaxBy], typed = Some(byOrdering),
-      inputsDescription = Some(byOrderingDescription)),
-    Rule("bit_and", TypeSet.integral, _.isInstanceOf[BitAndAgg]),
-    Rule("bit_or", TypeSet.integral, _.isInstanceOf[BitOrAgg]),
-    Rule("bit_xor", TypeSet.integral, _.isInstanceOf[BitXorAgg]),
+    Rule("last", TypeSet.anyBufferable, _.isInstanceOf[Last], positional, SlidingGuard.none,
+      aliases = Seq("last_value"), inputsDescription = Some(ignoreNulls)),
+    // Ties of the ordering keep the row seen first.
+    Rule("min_by", TypeSet.anyBufferable, _.isInstanceOf[MinBy], positional, SlidingGuard.none,
+      typed = Some(byOrdering), inputsDescription = Some(byOrderingDescription)),
+    Rule("max_by", TypeSet.anyBufferable, _.isInstanceOf[MaxBy], positional, SlidingGuard.none,
+      typed = Some(byOrdering), inputsDescription = Some(byOrderingDescription)),
+    Rule("bit_and", TypeSet.integral, _.isInstanceOf[BitAndAgg], free, SlidingGuard.none),
+    Rule("bit_or", TypeSet.integral, _.isInstanceOf[BitOrAgg], free, SlidingGuard.none),
+    Rule("bit_xor", TypeSet.integral, _.isInstanceOf[BitXorAgg], free, SlidingGuard.none),
     // Spark gives product no SQL name: DataFrame API only (functions.product).
-    Rule("product", numericAsDouble, _.isInstanceOf[Product],
+    Rule("product", numericAsDouble, _.isInstanceOf[Product], rounding, SlidingGuard.products,
       inputsDescription = Some(s"${numericAsDouble.description}; DataFrame API only")))
 
+  /** The rule of `agg` (a FILTER unwrapped), if this family runs it. */
+  def ruleOf(agg: DeclarativeAggregate): Option[Rule] = agg match {
+    case FilteredAggregate(inner, _) => ruleOf(inner)
+    case other => rules.find(_.matches(other))
+  }
+
+  /** How `agg`'s result depends on its rows' order; None when this family does not run it. */
+  def orderDependence(agg: DeclarativeAggregate): Option[OrderDependence] = agg match {
+    case FilteredAggregate(inner, _) => orderDependence(inner)
+    case other => ruleOf(other).map(_.order(other))
+  }
+
   override def kind: String = "aggregate"
-  override def sqlNames: Seq[String] = rules.map(_.name)
+  override def runsAggregates: Boolean = true
+  override def sqlNames: Seq[String] = rules.flatMap(_.names)
 
   override def plan(
       function: Expression,
@@ -168,17 +235,14 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
       filter: Option[Expression],
       ordinal: Int): Either[FallbackReason, AggregateSpec] = {
     val rule = agg match {
-      case d: DeclarativeAggregate => rules.find(_.matches(d)).map(r => (r, d))
+      case d: DeclarativeAggregate => ruleOf(d).map(r => (r, d))
       case _ => None
     }
     rule match {
       case None =>
         Left(FallbackReason(FallbackReason.UnsupportedFunction,
-          s"aggregate function $name is not supported yet" +
-            (if (agg.isInstanceOf[CollectSet]) " where its array is read (only its size is)" else "") +
-            s" (supported: ${(rules.map(_.name) ++ PercentileFamily.sqlNames ++
-              ModeFamily.sqlNames ++ DistinctAggregateFamily.sqlNames ++
-              CollectListFamily.sqlNames).mkString(", ")})"))
+          s"aggregate function $name is not supported yet " +
+            s"(supported: ${WindowSupport.aggregateNames.mkString(", ")})"))
       case Some((r, declarative)) =>
         val badInput = r.typedInputs(declarative).collectFirst {
           case (c, types) if !c.foldable && !types.contains(c.dataType) => c
@@ -194,7 +258,7 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
               s"$name(...) FILTER (WHERE ${f.sql}) is not supported"))
           case (None, None) =>
             val inSparkOrder =
-              FastWindowConf.EXACT_FLOATS.get() && SlidingGuard.roundsByOrder(declarative)
+              FastWindowConf.EXACT_FLOATS.get() && r.order(declarative).roundsByOrder
             framed(name, frame, orderSpec) { shape =>
               AggregateSpec(ordinal, filter.fold(declarative)(FilteredAggregate(declarative, _)),
                 shape, inSparkOrder && shape.isSliding)

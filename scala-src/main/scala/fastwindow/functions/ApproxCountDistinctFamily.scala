@@ -37,6 +37,7 @@ object ApproxCountDistinctFamily extends BufferedFrameFamily[ApproxCountDistinct
   val MaxWords: Int = (1 << 14) / HyperLogLogPlusPlusHelper.REGISTERS_PER_WORD + 1
 
   override def kind: String = "aggregate (sketch)"
+  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = Seq("approx_count_distinct")
 
   override def plan(

@@ -46,6 +46,7 @@ object ApproxPercentileFamily extends BufferedFrameFamily[ApproxPercentileSpec] 
     })
 
   override def kind: String = "aggregate (sketch)"
+  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = Seq("percentile_approx", "approx_percentile")
 
   override def plan(

@@ -29,6 +29,7 @@ final case class CollectListSpec(
 object CollectListFamily extends BufferedFrameFamily[CollectListSpec] {
 
   override def kind: String = "aggregate (collection)"
+  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = Seq("collect_list", "array_agg")
 
   override def plan(

@@ -69,6 +69,7 @@ final case class DistinctAggregateSpec(
 object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec] {
 
   override def kind: String = "aggregate (distinct values)"
+  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] =
     Seq("size(collect_set)", "count(DISTINCT)", "sum(DISTINCT)", "avg(DISTINCT)")
 

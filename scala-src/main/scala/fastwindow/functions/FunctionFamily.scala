@@ -3,6 +3,7 @@ package fastwindow.functions
 import scala.reflect.ClassTag
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, SpecifiedWindowFrame}
+import org.apache.spark.sql.fastwindow.shims.ClassicShim
 import org.apache.spark.sql.types._
 
 import fastwindow.columns.{ColumnLayout, ColumnType}
@@ -38,6 +39,9 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specTag: ClassTag[S]) 
 
   /** The SQL names of the functions it runs, as reasons list them. */
   def sqlNames: Seq[String]
+
+  /** Whether its functions are aggregates (listed as such where an aggregate falls back). */
+  def runsAggregates: Boolean
 
   /**
    * `expression` (a window expression of a logical Window) with each expression over a window
@@ -154,6 +158,23 @@ object TypeSet {
       case DateType | TimestampType | TimestampNTZType => true
       case _: YearMonthIntervalType | _: DayTimeIntervalType => true
       case other => numeric.contains(other)
+    })
+
+  /**
+   * Types whose equal values are equal bytes, so that values can be grouped by hashing their
+   * bytes and an aggregate that keeps one of several equal values keeps the same bytes whichever
+   * it sees first. Not floating types (0.0 and -0.0, NaNs), strings under non-binary collations,
+   * nor (conservatively) nested types.
+   */
+  val byteStable: TypeSet = TypeSet(
+    "boolean, integral, decimal, date, timestamp, timestamp_ntz, binary, ANSI intervals, " +
+      "strings of binary collations",
+    {
+      case BooleanType | ByteType | ShortType | IntegerType | LongType | DateType | TimestampType |
+           TimestampNTZType | BinaryType | _: DecimalType | _: YearMonthIntervalType |
+           _: DayTimeIntervalType => true
+      case s: StringType => ClassicShim.isBinaryStable(s)
+      case _ => false
     })
 
   val anyBufferable: TypeSet = TypeSet(

@@ -39,6 +39,7 @@ final case class ModeSpec(
 object ModeFamily extends BufferedFrameFamily[ModeSpec] {
 
   override def kind: String = "aggregate (holistic)"
+  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = Seq("mode")
 
   override def plan(

@@ -33,6 +33,7 @@ final case class NthValueSpec(ordinal: Int, function: NthValue, frame: FrameShap
 object NthValueFamily extends FunctionFamily[NthValueSpec] {
 
   override def kind: String = "analytic"
+  override def runsAggregates: Boolean = false
   override def sqlNames: Seq[String] = Seq("nth_value")
 
   override def plan(

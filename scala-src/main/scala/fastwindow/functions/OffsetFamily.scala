@@ -36,6 +36,7 @@ final case class OffsetSpec(
 object OffsetFamily extends FunctionFamily[OffsetSpec] {
 
   override def kind: String = "offset"
+  override def runsAggregates: Boolean = false
   override def sqlNames: Seq[String] = Seq("lead", "lag")
 
   override def plan(

@@ -53,6 +53,7 @@ object PercentileFamily extends BufferedFrameFamily[PercentileSpec] {
     })
 
   override def kind: String = "aggregate (holistic)"
+  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = Seq("percentile", "median", "percentile_cont",
     "percentile_disc")
 

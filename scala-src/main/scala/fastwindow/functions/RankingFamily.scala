@@ -3,7 +3,7 @@ package fastwindow.functions
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import org.apache.spark.sql.types.DataType
 
-import fastwindow.frames.PeerGroups
+import fastwindow.frames.{PeerGroups, RankLimit}
 import fastwindow.kernels.{Kernel, RankingKernel}
 import fastwindow.model.{FallbackReason, FunctionSpec, RankingKind, StreamBounds}
 import fastwindow.ops.FunctionOps
@@ -22,27 +22,42 @@ final case class RankingSpec(ordinal: Int, kind: RankingKind, resultType: DataTy
 object RankingFamily extends FunctionFamily[RankingSpec] {
 
   override def kind: String = "ranking"
+  override def runsAggregates: Boolean = false
   override def sqlNames: Seq[String] = RankingKind.all.map(_.sql)
 
   override def plan(
       function: Expression,
       frame: SpecifiedWindowFrame,
       orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, RankingSpec]] = {
-    def spec(kind: RankingKind) = Some(Right(RankingSpec(ordinal, kind, function.dataType)))
-    function match {
-      case _: RowNumber => spec(RankingKind.RowNumber)
-      case _: Rank => spec(RankingKind.Rank)
-      case _: DenseRank => spec(RankingKind.DenseRank)
-      case _: PercentRank => spec(RankingKind.PercentRank)
-      case _: CumeDist => spec(RankingKind.CumeDist)
-      case n: NTile => n.buckets.eval() match {
-        case b: Int if b > 0 => spec(RankingKind.NTile(b))
-        case other => Some(Left(FallbackReason(FallbackReason.UnsupportedArgument,
-          s"ntile with buckets $other is not supported")))
-      }
-      case _ => None
-    }
+      ordinal: Int): Option[Either[FallbackReason, RankingSpec]] =
+    kindOf(function).map(_.map(kind => RankingSpec(ordinal, kind, function.dataType)))
+
+  /** The ranking kind of a window function, if it is one: ntile with its constant bucket count,
+   * or the reason fastwindow does not take that count. */
+  def kindOf(function: Expression): Option[Either[FallbackReason, RankingKind]] = function match {
+    case _: RowNumber => Some(Right(RankingKind.RowNumber))
+    case _: Rank => Some(Right(RankingKind.Rank))
+    case _: DenseRank => Some(Right(RankingKind.DenseRank))
+    case _: PercentRank => Some(Right(RankingKind.PercentRank))
+    case _: CumeDist => Some(Right(RankingKind.CumeDist))
+    case n: NTile => Some(n.buckets.eval() match {
+      case b: Int if b > 0 => Right(RankingKind.NTile(b))
+      case other => Left(FallbackReason(FallbackReason.UnsupportedArgument,
+        s"ntile with buckets $other is not supported"))
+    })
+    case _ => None
+  }
+
+  /**
+   * Which rows a filter `function <= k` keeps of each group, for the kinds that fastwindow's top-k
+   * per group ([[fastwindow.planning.GroupLimitSupport]]) runs: those Spark infers a group limit
+   * for. Every kind answers here (no default), so a new kind must say.
+   */
+  def groupLimit(kind: RankingKind): Option[RankLimit] = kind match {
+    case RankingKind.RowNumber => Some(RankLimit.RowNumber)
+    case RankingKind.Rank => Some(RankLimit.Rank)
+    case RankingKind.DenseRank => Some(RankLimit.DenseRank)
+    case RankingKind.PercentRank | RankingKind.CumeDist | RankingKind.NTile(_) => None
   }
 
   override def kernel(spec: RankingSpec, ops: FunctionOps, peers: PeerGroups): Kernel =

@@ -37,7 +37,9 @@ final case class ReplayedAggregateSpec(
 object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec] {
 
   override def kind: String = "aggregate (Spark's own, per frame)"
-  override def sqlNames: Seq[String] = Seq("collect_set", "histogram_numeric", "listagg")
+  override def runsAggregates: Boolean = true
+  override def sqlNames: Seq[String] =
+    Seq("collect_set", "histogram_numeric", "listagg", "string_agg")
 
   /**
    * Aggregates whose `eval` reads their buffer without changing it (checked in each line's

@@ -33,6 +33,7 @@ final case class RowByRowSpec(ordinal: Int, function: AggregateWindowFunction) e
 object RowByRowFamily extends FunctionFamily[RowByRowSpec] {
 
   override def kind: String = "analytic"
+  override def runsAggregates: Boolean = false
   override def sqlNames: Seq[String] = Seq("counter_diff")
 
   override def plan(

@@ -1,7 +1,7 @@
 package fastwindow.functions
 
 import org.apache.spark.sql.catalyst.expressions.{Abs, Add, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal, Log}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, Covariance, DeclarativeAggregate, Kurtosis, PearsonCorrelation, Product, RegrIntercept, RegrSlope, Skewness, Sum}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, DeclarativeAggregate, Product, Sum}
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
 
@@ -30,7 +30,69 @@ import fastwindow.ops.{AggregateRequest, BoundAggregate}
  */
 object SlidingGuard {
 
-  /** The request the stacks combine for `agg`, and whether it carries a guard. */
+  /**
+   * What the stacks combine instead of an aggregate whose partials may not be combined in any
+   * order everywhere (a non-failing copy), the input whose sum of |x| is watched, and the sum of
+   * |x| from which a frame is recomputed row by row. Each rule of [[AggregateFamily.rules]] names
+   * its guard (or none).
+   */
+  final case class Guard(partial: DeclarativeAggregate, watched: Expression, safeMagnitude: Double)
+
+  /** Guards `agg` when `applies`; what each rule's `guard` is built from. */
+  type GuardOf = DeclarativeAggregate => Option[Guard]
+
+  /** No guard: combining partials in any grouping is exact, or within float rounding. */
+  val none: GuardOf = _ => None
+
+  /**
+   * Sums and averages: intervals check overflow in every mode (a wrapping sum of their values
+   * instead); decimal sums and averages, and integral sums under ANSI or TRY, fail or give null
+   * where a partial sum overflows (their LEGACY copy instead).
+   */
+  val sums: GuardOf = {
+    case i if IntervalSums.summed(i) =>
+      Some(Guard(IntervalSumPartial(i), IntervalBits(i.children.head), IntervalSums.safeMagnitude(i)))
+    case s: Sum if s.dataType.isInstanceOf[DecimalType] ||
+        (s.dataType == LongType && ArithmeticShim.evalMode(s) != EvalMode.LEGACY) =>
+      Some(Guard(ArithmeticShim.withEvalMode(s, EvalMode.LEGACY), s.child,
+        safeMagnitude(s.dataType)))
+    case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
+      Some(Guard(a.copy(evalMode = EvalMode.LEGACY), a.child, safeMagnitude(a.sumDataType)))
+    case _ => None
+  }
+
+  /** Variance and standard deviations: second moments of x. */
+  val moments: GuardOf = {
+    case c: CentralMomentAgg => Some(Guard(c, c.child, MomentSafeMagnitude))
+    case _ => None
+  }
+
+  /** Skewness and kurtosis: third and fourth moments, the tighter bound. */
+  val higherMoments: GuardOf = {
+    case c: CentralMomentAgg => Some(Guard(c, c.child, HigherMomentSafeMagnitude))
+    case _ => None
+  }
+
+  /** Co-moments of (x, y): covariance and regr_sxy. */
+  val coMoments: GuardOf = agg => Some(Guard(agg, sumOfAbs(agg), MomentSafeMagnitude))
+
+  /** Correlation, slope, intercept and r2 divide by products of moments: the tighter bound. */
+  val coMomentRatios: GuardOf = agg => Some(Guard(agg, sumOfAbs(agg), HigherMomentSafeMagnitude))
+
+  /**
+   * ln |x| is null for 0 (zeros, infinities and NaN multiply alike in any order once every
+   * partial product of the finite values is normal); infinite or NaN for inf and NaN inputs,
+   * whose frames are recomputed.
+   */
+  val products: GuardOf = {
+    case p: Product => Some(Guard(p, Log(Abs(p.child)), ProductSafeLogMagnitude))
+    case _ => None
+  }
+
+  private def sumOfAbs(agg: DeclarativeAggregate): Expression =
+    agg.children.map(x => Abs(Cast(x, DoubleType)): Expression).reduce(Add(_, _))
+
+  /** The request the stacks combine for `agg` (its rule's guard), and whether it carries one. */
   def partial(agg: DeclarativeAggregate, columns: Seq[AttributeReference], ordinal: Int)
       : AggregateRequest = {
     def plain = AggregateRequest(BoundAggregate.of(Seq(agg), columns), agg.dataType, ordinal)
@@ -38,73 +100,20 @@ object SlidingGuard {
       // FILTER only decides which rows update the buffer: the guard is the aggregate's own, and
       // the unfiltered sum of |x| bounds the filtered one.
       case FilteredAggregate(inner, filter) =>
-        guard(inner).fold(plain) { case (partialAgg, input, safe) =>
-          checked(FilteredAggregate(partialAgg, filter), input, safe, columns, ordinal)
+        guardOf(inner).fold(plain) { g =>
+          checked(g.copy(partial = FilteredAggregate(g.partial, filter)), columns, ordinal)
         }
-      case other =>
-        guard(other).fold(plain) { case (partialAgg, input, safe) =>
-          checked(partialAgg, input, safe, columns, ordinal)
-        }
+      case other => guardOf(other).fold(plain)(checked(_, columns, ordinal))
     }
-  }
-
-  /**
-   * Whether combining `agg`'s partials in another order than Spark's row loop may round
-   * differently: floating-point sums, averages of any non-decimal type (Spark sums them as
-   * doubles), and the central moments. (Integral and
-   * decimal sums are exact where they do not overflow, and guarded where they might; min, max,
-   * counts, bit operations and first/last do not depend on the order.)
-   */
-  def roundsByOrder(agg: DeclarativeAggregate): Boolean = agg match {
-    case FilteredAggregate(inner, _) => roundsByOrder(inner)
-    case s: Sum => s.dataType == DoubleType
-    case a: Average => a.sumDataType == DoubleType  // avg of any non-decimal number sums doubles
-    case _: CentralMomentAgg | _: Product => true
-    case other => isCoMoment(other)
-  }
-
-  /** Aggregates of two inputs built on their co-moment. */
-  private def isCoMoment(agg: DeclarativeAggregate): Boolean = agg match {
-    case _: Covariance | _: PearsonCorrelation | _: RegrSlope | _: RegrIntercept => true
-    case _ => false
   }
 
   /** Whether some frames of `agg` are recomputed row by row (see above). */
-  def isGuarded(agg: DeclarativeAggregate): Boolean = agg match {
-    case FilteredAggregate(inner, _) => guard(inner).isDefined
-    case other => guard(other).isDefined
-  }
+  def isGuarded(agg: DeclarativeAggregate): Boolean = guardOf(agg).isDefined
 
-  /**
-   * For aggregates whose partials may not be combined in any order everywhere: what the stacks
-   * combine instead (a non-failing copy), the input whose sum of |x| is watched, and the sum of
-   * |x| from which a frame is recomputed row by row.
-   */
-  private def guard(agg: DeclarativeAggregate): Option[(DeclarativeAggregate, Expression, Double)] =
-    agg match {
-      // Interval additions check overflow in every mode: a wrapping sum of their values instead.
-      case i if IntervalSums.summed(i) =>
-        Some((IntervalSumPartial(i), IntervalBits(i.children.head), IntervalSums.safeMagnitude(i)))
-      case s: Sum if s.dataType.isInstanceOf[DecimalType] ||
-          (s.dataType == LongType && ArithmeticShim.evalMode(s) != EvalMode.LEGACY) =>
-        Some((ArithmeticShim.withEvalMode(s, EvalMode.LEGACY), s.child,
-          safeMagnitude(s.dataType)))
-      case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
-        Some((a.copy(evalMode = EvalMode.LEGACY), a.child, safeMagnitude(a.sumDataType)))
-      case c: CentralMomentAgg if c.isInstanceOf[Skewness] || c.isInstanceOf[Kurtosis] =>
-        Some((c, c.child, HigherMomentSafeMagnitude))
-      case c: CentralMomentAgg => Some((c, c.child, MomentSafeMagnitude))
-      // Correlation, slope and intercept divide by products of moments: the tighter bound.
-      case c if isCoMoment(c) =>
-        val magnitude = c.children.map(x => Abs(Cast(x, DoubleType)): Expression).reduce(Add(_, _))
-        Some((c, magnitude, if (c.isInstanceOf[Covariance]) MomentSafeMagnitude
-          else HigherMomentSafeMagnitude))
-      // ln |x| is null for 0 (zeros, infinities and NaN multiply alike in any order once every
-      // partial product of the finite values is normal); infinite or NaN for inf and NaN inputs,
-      // whose frames are recomputed.
-      case p: Product => Some((p, Log(Abs(p.child)), ProductSafeLogMagnitude))
-      case _ => None
-    }
+  private def guardOf(agg: DeclarativeAggregate): Option[Guard] = agg match {
+    case FilteredAggregate(inner, _) => guardOf(inner)
+    case other => AggregateFamily.ruleOf(other).flatMap(_.guard(other))
+  }
 
   /**
    * Half of the largest magnitude a sum buffer of `sumType` holds: below it (as a sum of |x|),
@@ -135,17 +144,13 @@ object SlidingGuard {
    */
   private val ProductSafeLogMagnitude = 600.0
 
-  private def checked(
-      partialAgg: DeclarativeAggregate,
-      input: Expression,
-      safe: Double,
-      columns: Seq[AttributeReference],
-      ordinal: Int): AggregateRequest = {
-    val magnitude = ArithmeticShim.sum(Abs(Cast(input, DoubleType)), EvalMode.LEGACY)
-    val partial = BoundAggregate.of(Seq(partialAgg, magnitude), columns)
+  private def checked(guard: Guard, columns: Seq[AttributeReference], ordinal: Int)
+      : AggregateRequest = {
+    val magnitude = ArithmeticShim.sum(Abs(Cast(guard.watched, DoubleType)), EvalMode.LEGACY)
+    val partial = BoundAggregate.of(Seq(guard.partial, magnitude), columns)
     val nearLimit = GreaterThanOrEqual(
-      Coalesce(Seq(magnitude.evaluateExpression, Literal(0.0))), Literal(safe))
-    AggregateRequest(partial, partialAgg.dataType, ordinal,
+      Coalesce(Seq(magnitude.evaluateExpression, Literal(0.0))), Literal(guard.safeMagnitude))
+    AggregateRequest(partial, guard.partial.dataType, ordinal,
       Some(BindReferences.bindReference(nearLimit, partial.bufferAttributes)))
   }
 }

@@ -77,6 +77,9 @@ object WindowSupport {
 
   def supportEntries: Seq[SupportEntry] = families.flatMap(_.supportEntries)
 
+  /** Every aggregate fastwindow runs, by the names reasons give when an aggregate falls back. */
+  def aggregateNames: Seq[String] = families.filter(_.runsAggregates).flatMap(_.sqlNames).distinct
+
   /**
    * A window expression must compute its value from window functions alone: an alias of one
    * function, or of an expression over functions (DecimalAggregates rewrites avg and sum of small

@@ -1,27 +1,26 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{DenseRank, Expression, Rank, RowNumber}
+import org.apache.spark.sql.catalyst.expressions.Expression
 
 import fastwindow.frames.RankLimit
-import fastwindow.model.FallbackReason
+import fastwindow.functions.RankingFamily
+import fastwindow.model.{FallbackReason, RankingKind}
 
 /**
  * Whether [[fastwindow.exec.grouplimit.HashGroupLimitExec]] can run a logical `WindowGroupLimit`: its
- * function must be row_number, rank or dense_rank (the ones Spark infers the limit for), and
- * every PARTITION BY key [[HashableKeys.hashable]]; other keys stay on Spark's sort-based
+ * function must be one whose limit [[RankingFamily.groupLimit]] knows (row_number, rank and
+ * dense_rank: those Spark infers a limit for), and every PARTITION BY key [[HashableKeys.hashable]]; other keys stay on Spark's sort-based
  * operator.
  */
 object GroupLimitSupport {
 
   def check(partitionSpec: Seq[Expression], rankLikeFunction: Expression)
       : Either[Seq[FallbackReason], RankLimit] = {
-    val rank: Either[FallbackReason, RankLimit] = rankLikeFunction match {
-      case _: RowNumber => Right(RankLimit.RowNumber)
-      case _: Rank => Right(RankLimit.Rank)
-      case _: DenseRank => Right(RankLimit.DenseRank)
-      case other => Left(FallbackReason(FallbackReason.UnsupportedFunction,
-        s"the group limit's function ${other.prettyName} is not row_number, rank or dense_rank"))
-    }
+    val rank: Either[FallbackReason, RankLimit] =
+      RankingFamily.kindOf(rankLikeFunction).flatMap(_.toOption).flatMap(RankingFamily.groupLimit)
+        .toRight(FallbackReason(FallbackReason.UnsupportedFunction,
+          s"the group limit's function ${rankLikeFunction.prettyName} is not one of " +
+            RankingKind.all.filter(RankingFamily.groupLimit(_).isDefined).map(_.sql).mkString(", ")))
     val keys = partitionSpec.filterNot(HashableKeys.hashable).map { k =>
       FallbackReason(FallbackReason.UnsupportedType,
         s"the group limit's PARTITION BY key ${k.sql} is of type ${k.dataType.catalogString}, " +

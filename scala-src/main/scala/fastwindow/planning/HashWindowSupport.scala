@@ -1,16 +1,17 @@
 package fastwindow.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, Literal, NamedExpression, SortOrder, SpecifiedWindowFrame, UnboundedFollowing, UnboundedPreceding, UnsafeRow, WindowExpression}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Average, BitAndAgg, BitOrAgg, BitXorAgg, Count, DeclarativeAggregate, Max, Min, Sum}
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, DeclarativeAggregate}
+
+import fastwindow.functions.AggregateFamily
 
 /**
  * Whether a window can run on [[fastwindow.exec.hashwindow.HashWindowAggregateExec]], per key without
  * sorting: it has no ORDER BY, PARTITION BY keys that are all [[HashableKeys.hashable]], and only
  * deterministic, non-DISTINCT, unfiltered declarative aggregates over the whole partition (or
- * expressions of one's result alone) whose result does not depend on the order of the rows
- * (count, min, max, integral and decimal sums, ...) and whose buffer Spark updates in place
- * (fixed-width fields). Other windows
+ * expressions of one's result alone) whose result does not depend on the order of the rows (their
+ * rule's [[fastwindow.functions.OrderDependence]]: count, min, max, integral and decimal sums, ...) and
+ * whose buffer Spark updates in place (fixed-width fields). Other windows
  * run on `FastWindowExec` as before: not a fallback to Spark, a choice between two fastwindow
  * operators, and the report says why the sort stayed ([[whyNot]]).
  */
@@ -61,42 +62,17 @@ object HashWindowSupport {
       else if (ae.isDistinct) Some("DISTINCT")
       else if (ae.filter.nonEmpty) Some("FILTER")
       else ae.aggregateFunction match {
-        case d: DeclarativeAggregate if !orderFree(d) =>
-          Some("its result depends on the order of the group's rows, which Spark's sort decides")
-        case d: DeclarativeAggregate if !d.aggBufferAttributes.forall(a =>
-            UnsafeRow.isMutable(a.dataType)) => Some("its buffer has fields of variable width")
-        case _: DeclarativeAggregate => None
+        case d: DeclarativeAggregate => AggregateFamily.orderDependence(d) match {
+          case None => Some("not an aggregate fastwindow runs per key")
+          case Some(order) if !order.perKey =>
+            Some("its result depends on the order of the group's rows, which Spark's sort " +
+              s"decides (${order.description})")
+          case Some(_) if !d.aggBufferAttributes.forall(a => UnsafeRow.isMutable(a.dataType)) =>
+            Some("its buffer has fields of variable width")
+          case Some(_) => None
+        }
         case _ => Some("an imperative aggregate")
       }
     case _ => Some("not an aggregate")
-  }
-
-  /**
-   * Whether the aggregate's result is the same in every order of the group's rows. Spark adds a
-   * group's rows in the order its sort leaves them, which is not always the input order (its
-   * in-memory sorter moves rows to make room for NULL keys), so first/last, floating-point
-   * sums and moments, and min/max of floats (0.0 and -0.0 tie) stay on the sorted operator.
-   * Decimal sums of up to 28 digits are exact in their 38-digit buffer; integral sums are
-   * watched by [[fastwindow.exec.hashwindow.IntegralSumGuard]] (overflow under ANSI or TRY depends on order).
-   */
-  private def orderFree(f: DeclarativeAggregate): Boolean = f match {
-    case _: Count | _: BitAndAgg | _: BitOrAgg | _: BitXorAgg => true
-    case m: Min => !floating(m.child.dataType)
-    case m: Max => !floating(m.child.dataType)
-    case s: Sum => integral(s.child.dataType) || exactDecimal(s.child.dataType)
-    case a: Average => exactDecimal(a.child.dataType)
-    case _ => false
-  }
-
-  private def floating(t: DataType): Boolean = t == FloatType || t == DoubleType
-
-  private def integral(t: DataType): Boolean = t match {
-    case ByteType | ShortType | IntegerType | LongType => true
-    case _ => false
-  }
-
-  private def exactDecimal(t: DataType): Boolean = t match {
-    case d: DecimalType => d.precision <= 28
-    case _ => false
   }
 }

@@ -249,7 +249,7 @@ class WindowSupportSuite extends AnyFunSuite {
 
   test("an unsupported aggregate (count_min_sketch) names itself and lists what is supported") {
     assertMentions(reason(Seq(win(agg(countMinSketch), byK, wholeRows))), "count_min_sketch",
-      "not supported", "count, sum, avg, min, max, stddev_samp", "corr", "percentile, median")
+      "not supported", "count, ", "sum, ", "stddev_samp", "corr", "percentile, median")
   }
 
   test("supported: percentiles, co-moments, collections and sketches over the whole partition") {
