@@ -162,43 +162,39 @@ object WindowReport extends AdaptiveSparkPlanHelper {
       head + reasons.mkString + metrics
     }.mkString("\n")
 
-  def toJson(reports: Seq[WindowReport]): String = reports.map { r =>
-    Json.obj(
-      "operator" -> Json.str(r.operator),
-      "fastwindow" -> r.fastwindow.toString,
-      "windowExpressions" -> Json.arr(r.windowExpressions),
-      "partitionSpec" -> Json.arr(r.partitionSpec),
-      "orderSpec" -> Json.arr(r.orderSpec),
-      "reason" -> r.reason.map(Json.str).getOrElse("null"),
-      "note" -> r.note.map(Json.str).getOrElse("null"),
-      "reasons" -> r.reasons.map(x =>
-        Json.obj("id" -> Json.str(x.id), "message" -> Json.str(x.message))).mkString("[", ", ", "]"),
-      "metrics" -> r.metrics.map { case (k, v) => s"${Json.str(k)}: $v" }.mkString("{", ", ", "}"))
-  }.mkString("[", ",\n", "]")
+  /** The reports as JSON, one per line (`fastwindow.explain` in Python reads it). */
+  def toJson(reports: Seq[WindowReport]): String =
+    JsonText.array(reports, JsonText.OnePerLine) { (json, r) =>
+      json.writeStartObject()
+      json.writeStringField("operator", r.operator)
+      json.writeBooleanField("fastwindow", r.fastwindow)
+      JsonText.strings(json, "windowExpressions", r.windowExpressions)
+      JsonText.strings(json, "partitionSpec", r.partitionSpec)
+      JsonText.strings(json, "orderSpec", r.orderSpec)
+      JsonText.optional(json, "reason", r.reason)
+      JsonText.optional(json, "note", r.note)
+      json.writeArrayFieldStart("reasons")
+      r.reasons.foreach { reason =>
+        json.writeStartObject()
+        json.writeStringField("id", reason.id)
+        json.writeStringField("message", reason.message)
+        json.writeEndObject()
+      }
+      json.writeEndArray()
+      json.writeObjectFieldStart("metrics")
+      r.metrics.foreach { case (name, value) => json.writeNumberField(name, value) }
+      json.writeEndObject()
+      json.writeEndObject()
+    }
 
   /** The support table, as JSON: one object per function with its frames and input types. */
-  def supportJson: String = WindowSupport.supportEntries.map { e =>
-    Json.obj(
-      "function" -> Json.str(e.function),
-      "kind" -> Json.str(e.kind),
-      "frames" -> Json.arr(e.frames),
-      "inputs" -> Json.str(e.inputs))
-  }.mkString("[\n  ", ",\n  ", "\n]")
-}
-
-/** Minimal JSON writing for the reports shared with Python (no dependency on Spark's json4s). */
-object Json {
-  def str(s: String): String = {
-    val out = new StringBuilder("\"")
-    s.foreach {
-      case '"' => out.append("\\\"")
-      case '\\' => out.append("\\\\")
-      case c if c < ' ' => out.append(f"\\u${c.toInt}%04x")
-      case c => out.append(c)
+  def supportJson: String =
+    JsonText.array(WindowSupport.supportEntries, JsonText.OnePerIndentedLine) { (json, e) =>
+      json.writeStartObject()
+      json.writeStringField("function", e.function)
+      json.writeStringField("kind", e.kind)
+      JsonText.strings(json, "frames", e.frames)
+      json.writeStringField("inputs", e.inputs)
+      json.writeEndObject()
     }
-    out.append('"').toString
-  }
-  def arr(items: Seq[String]): String = items.map(str).mkString("[", ", ", "]")
-  def obj(fields: (String, String)*): String =
-    fields.map { case (k, v) => s"${str(k)}: $v" }.mkString("{", ", ", "}")
 }
