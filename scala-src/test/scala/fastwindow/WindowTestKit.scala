@@ -19,8 +19,9 @@ import fastwindow.model.{StreamBounds, WindowPlan}
 
 /**
  * Shared helpers for the evaluator tests: building window expressions and plans the way Spark's
- * analyzer does (without a SparkSession), running a [[WindowEvaluator]] over one partition by its
- * protocol (streaming as the operator's [[EmitPolicy]] would), generating random partitions with nulls, ties and special values, and comparing
+ * analyzer does (without a SparkSession), running a [[fastwindow.exec.window.WindowEvaluator]]
+ * over one partition by its protocol (streaming as the operator's
+ * [[fastwindow.exec.window.EmitPolicy]] would), generating random partitions with nulls, ties and special values, and comparing
  * catalyst values exactly (NaN equals NaN, -0.0 differs from 0.0, decimals compare with scale).
  */
 object WindowTestKit {

@@ -16,10 +16,10 @@ import fastwindow.exec.window.FastWindowExec
 import fastwindow.model.{FallbackReason, WindowPlan}
 
 /**
- * Plans a logical `Window` of SQL window functions on [[FastWindowExec]] (two of them, on
- * request, when it mixes streamed and buffered functions: see `operators`) when the node's
- * support check accepts every one of its expressions; otherwise returns Nil, so Spark's own
- * `Window` strategy plans `WindowExec`, and records why.
+ * Plans a logical `Window` of SQL window functions on [[fastwindow.exec.window.FastWindowExec]]
+ * (two of them, on request, when it mixes streamed and buffered functions: see `operators`) when
+ * the node's support check accepts every one of its expressions; otherwise returns Nil, so Spark's
+ * own `Window` strategy plans `WindowExec`, and records why.
  *
  * The reasons are stored as a tag on the logical node (the physical `WindowExec` links back to
  * it, which is how `fastwindow.explain(df)` and the extended explain find them) and logged at
@@ -27,17 +27,19 @@ import fastwindow.model.{FallbackReason, WindowPlan}
  * windows (`WindowFunctionType.Python`) are never touched.
  *
  * A window of whole-partition aggregates without ORDER BY that [[HashWindowSupport]] accepts is
- * planned on [[HashWindowAggregateExec]] instead (per key by hash, no sort), when
- * `spark.fastwindow.hashWindow.enabled`.
+ * planned on [[fastwindow.exec.hashwindow.HashWindowAggregateExec]] instead (per key by hash, no
+ * sort), when `spark.fastwindow.hashWindow.enabled`.
  *
- * A window with PARTITION BY and ORDER BY gets its input order from a [[GroupOrderExec]] (rows
- * grouped by key by hash, each window partition sorted alone) instead of Spark's `Sort`, when
+ * A window with PARTITION BY and ORDER BY gets its input order from a
+ * [[fastwindow.exec.grouporder.GroupOrderExec]] (rows grouped by key by hash, each window
+ * partition sorted alone) instead of Spark's `Sort`, when
  * `spark.fastwindow.groupSort.enabled`, unless Spark would merge its sort with another window's
  * ([[SortPushDownGuard]]).
  *
  * A logical `WindowGroupLimit` (the top-k per group Spark's optimizer infers below a window
- * filtered by a rank-like function) is planned as a final [[HashGroupLimitExec]] over a partial
- * one, as Spark plans its two `WindowGroupLimitExec`s, when [[GroupLimitSupport]] accepts it and
+ * filtered by a rank-like function) is planned as a final
+ * [[fastwindow.exec.grouplimit.HashGroupLimitExec]] over a partial one, as Spark plans its two
+ * `WindowGroupLimitExec`s, when [[GroupLimitSupport]] accepts it and
  * `spark.fastwindow.groupLimit.enabled`; its reasons are kept the same way.
  */
 object FastWindowStrategy extends SparkStrategy {
@@ -130,7 +132,8 @@ object FastWindowStrategy extends SparkStrategy {
 
   /**
    * Whether `spark.fastwindow.groupSort.enabled` has a window's input ordered by a
-   * [[GroupOrderExec]] (the task's rows grouped by key by hash) instead of Spark's `Sort`: it needs
+   * [[fastwindow.exec.grouporder.GroupOrderExec]] (the task's rows grouped by key by hash) instead
+   * of Spark's `Sort`: it needs
    * PARTITION BY keys that group by their bytes, and an ORDER BY. Without one, Spark sorts by the keys alone, and a single key's radix sort moves rows among a
    * group's peers (to make room for NULL keys): a group's rows would not meet the functions in
    * Spark's order. With one, Spark's sort compares two or more keys, so it is TimSort, stable, as
