@@ -67,7 +67,10 @@ lazy val root = (project in file("."))
     // Must match the Scala that Spark was built with (its scala-library jar), else binary
     // incompatibilities surface at run time.
     scalaVersion := sparkTarget.value.scalaVersion,
-    scalacOptions ++= Seq("-deprecation", "-feature", "-release", "17"),
+    scalacOptions ++= Seq("-deprecation", "-feature", "-release", "17",
+      // A match that misses a case of a sealed type (a frame shape, a ranking kind, an order
+      // dependence) fails the build: every such match names every case.
+      "-Wconf:cat=other-match-analysis:e"),
     javacOptions ++= Seq("--release", "17"),
 
     // Non-standard source layout (scala-src/ sits beside python/).

@@ -32,7 +32,8 @@ object FrameLocator {
         }
         val lowerOps = opsOf(f.lower)
         new RangeLocator(f.lower, lowerOps, f.upper, opsOf(f.upper), peers)
-      case other => throw new IllegalArgumentException(s"$other is not a sliding frame")
+      case FrameShape.WholePartition | FrameShape.RunningRows | FrameShape.RunningRange =>
+        throw new IllegalArgumentException(s"$frame is not a sliding frame")
     }
 }
 

@@ -30,12 +30,7 @@ final case class AggregateSpec(
   override def resultType: DataType = function.dataType
   override def needsPeers: Boolean = frame.needsPeers
   override def inputs: Seq[Expression] =
-    function.children.filterNot(_.foldable) ++ frameKey.map(_.child)
-  /** The ORDER BY key a RANGE frame with a value offset compares to its edges. */
-  def frameKey: Option[SortOrder] = frame match {
-    case r: FrameShape.SlidingRange => r.key
-    case _ => None
-  }
+    function.children.filterNot(_.foldable) ++ frame.rangeKeyInput
   override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
   override def resultPerPartition: Boolean = frame == FrameShape.WholePartition
   override def streamBounds: Option[StreamBounds] = frame match {

@@ -67,7 +67,8 @@ object FramePlanning {
       val key = r.key.get
       RangeEdgeRequest(bound, layout.bind(key.child), key)
     }
-    case _ => Nil
+    case FrameShape.WholePartition | FrameShape.RunningRows | FrameShape.RunningRange |
+         _: FrameShape.SlidingRows => Nil
   }
 
   def locator(frame: FrameShape, ops: FunctionOps, peers: PeerGroups): FrameLocator =
@@ -84,7 +85,7 @@ object FramePlanning {
       case FrameShape.RunningRows => FrameShape.SlidingRows(None, Some(0))
       case FrameShape.RunningRange =>
         FrameShape.SlidingRange(RangeEdge.Unbounded, RangeEdge.CurrentRow, None, frame.sql)
-      case other => other
+      case sliding @ (_: FrameShape.SlidingRows | _: FrameShape.SlidingRange) => sliding
     }
     locator(moving, ops, peers)
   }

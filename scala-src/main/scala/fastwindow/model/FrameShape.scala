@@ -4,8 +4,9 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder}
 
 /**
  * The frames fastwindow evaluates, named by shape (the algorithm follows from the shape). Every
- * property a shape has is a member here, so adding a shape is a compile error wherever it is
- * not yet handled.
+ * property a shape has is a member here, and matches over shapes name every shape (no catch-all):
+ * the build makes a non-exhaustive match an error (`-Wconf` in build.sbt), so adding a shape is a
+ * compile error wherever it is not yet handled.
  */
 sealed abstract class FrameShape(val sql: String) extends Serializable {
   /** Whether the frame's edges depend on peer groups (rows with equal ORDER BY keys). */
@@ -19,15 +20,19 @@ sealed abstract class FrameShape(val sql: String) extends Serializable {
   def aggregateStreamBounds: Option[StreamBounds]
 
   /** The ORDER BY value a RANGE frame with offsets reads for its edges, as a column to extract. */
-  def rangeKeyInput: Option[Expression] = this match {
-    case r: FrameShape.SlidingRange => r.key.map(_.child)
-    case _ => None
+  def rangeKeyInput: Option[Expression] = rangeKey.map(_.child)
+
+  /** The single ORDER BY key of a RANGE frame whose edges are value offsets. */
+  def rangeKey: Option[SortOrder] = this match {
+    case r: FrameShape.SlidingRange => r.key
+    case FrameShape.WholePartition | FrameShape.RunningRows | FrameShape.RunningRange |
+         _: FrameShape.SlidingRows => None
   }
 
   /** Frames that slide with the current row (both edges move forward), see `TwoStacks`. */
   def isSliding: Boolean = this match {
     case _: FrameShape.SlidingRows | _: FrameShape.SlidingRange => true
-    case _ => false
+    case FrameShape.WholePartition | FrameShape.RunningRows | FrameShape.RunningRange => false
   }
 }
 

@@ -224,13 +224,13 @@ class WindowSupportSuite extends AnyFunSuite {
     moving.functions.head match {
       case a: AggregateSpec =>
         assert(a.frame.sql == "RANGE BETWEEN 1 PRECEDING AND CURRENT ROW")
-        assert(a.frameKey.contains(byK.head) && a.needsPeers && a.streamBounds.isEmpty)
+        assert(a.frame.rangeKey.contains(byK.head) && a.needsPeers && a.streamBounds.isEmpty)
         assert(a.inputs.exists(_.semanticEquals(k)))
       case other => fail(s"not an aggregate: $other")
     }
     val shrinking = plan(Seq(win(agg(Max(d)), Seq(asc(k), desc(s)), range(CurrentRow, UnboundedFollowing))))
     shrinking.functions.head match {
-      case a: AggregateSpec => assert(a.frameKey.isEmpty && a.needsPeers)
+      case a: AggregateSpec => assert(a.frame.rangeKey.isEmpty && a.needsPeers)
       case other => fail(s"not an aggregate: $other")
     }
     val ahead = plan(Seq(win(agg(Count(i)), byK, range(Literal(2), Literal(5)))))
