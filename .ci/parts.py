@@ -24,6 +24,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -31,7 +32,7 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Set
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
@@ -206,9 +207,13 @@ def run_part(part: Part, t0: float) -> Outcome:
     print(f"[{stamp()}] {part.name}: started ({' '.join(part.command[:6])} ...)", flush=True)
     start = time.monotonic()
     with open(log_path, "w") as log:
-        code = subprocess.run(part.command, cwd=ROOT, env=dict(os.environ, **part.env),
-                              stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-                              ).returncode
+        # A process group of its own, so that stopping the run stops the part's JVMs too.
+        proc = subprocess.Popen(part.command, cwd=ROOT, env=dict(os.environ, **part.env),
+                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        RUNNING.add(proc)
+        code = proc.wait()
+        RUNNING.discard(proc)
     seconds = time.monotonic() - start
     if code == 5 and part.selective:
         code = 0  # pytest found no test: the selection given left none in this shard
@@ -222,6 +227,20 @@ def run_part(part: Part, t0: float) -> Outcome:
           f"({passed} passed, {failed} failed, {skipped} skipped); log {log_path}", flush=True)
     print("\n".join(f"  {part.name} | {ln}" for ln in shown), flush=True)
     return outcome
+
+
+#: The parts' processes now running (stopped with the run: see stop_parts).
+RUNNING: Set[subprocess.Popen] = set()
+
+
+def stop_parts(signum: int, _frame: object) -> None:
+    """Stops every running part's process group, then the run, on SIGINT or SIGTERM."""
+    for proc in list(RUNNING):
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    os._exit(128 + signum)
 
 
 def report(outcomes: List[Outcome], wall: float) -> bool:
@@ -265,6 +284,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     # A wheel left by an earlier run holds that run's code.
     shutil.rmtree(WHEEL_DIR, ignore_errors=True)
     start = time.monotonic()
+    signal.signal(signal.SIGINT, stop_parts)
+    signal.signal(signal.SIGTERM, stop_parts)
     outcomes = Scheduler(todo, max(1, args.workers)).run()
     return 0 if report(outcomes, time.monotonic() - start) else 1
 
