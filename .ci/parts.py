@@ -2,7 +2,7 @@
 
     python3 .ci/parts.py [--quick] [--workers N] [--only PART,...] [--list] [-- pytest args]
 
-The tests are independent parts (the Scala unit tests, the differential suite on the installed
+The tests are independent parts (scalafmt and the Scala unit tests, the differential suite on the installed
 Spark in shards, Spark's own window suites, the other Spark lines, the deployments). Each is a
 process of its own with its own Spark, so they run side by side: two at a time by default, one
 per core of the 2-core machines CI and developers have (``--workers`` or FASTWINDOW_CI_WORKERS
@@ -122,7 +122,7 @@ def line_parts() -> List[Part]:
 
 
 def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
-    scala = Part("scala", ["bash", str(ROOT / ".ci" / "sbt"), "test"], 150)
+    scala = Part("scala", ["bash", str(ROOT / ".ci" / "sbt"), "scalafmtCheckAll", "test"], 170)
     files = differential_files()
     if quick:
         env = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "40"}

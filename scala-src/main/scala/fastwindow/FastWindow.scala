@@ -21,7 +21,9 @@ object FastWindow {
   private lazy val buildInfo: Properties = {
     val props = new Properties()
     val in = getClass.getResourceAsStream("/fastwindow-build.properties")
-    if (in != null) try props.load(in) finally in.close()
+    if (in != null)
+      try props.load(in)
+      finally in.close()
     props
   }
 
@@ -56,7 +58,8 @@ object FastWindow {
   /** Whether the strategy is part of this session's planner, by either route. */
   def isInstalled(session: SparkSession): Boolean = {
     val name = FastWindowStrategy.getClass.getName
-    ClassicShim.sessionState(session).exists(_.planner.strategies.exists(_.getClass.getName == name))
+    ClassicShim.sessionState(session).exists(
+      _.planner.strategies.exists(_.getClass.getName == name))
   }
 
   /**

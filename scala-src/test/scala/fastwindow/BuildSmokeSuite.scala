@@ -16,7 +16,8 @@ class BuildSmokeSuite extends AnyFunSuite {
     val in = getClass.getResourceAsStream("/fastwindow-build.properties")
     assert(in != null, "fastwindow-build.properties is not on the classpath (resourceGenerators?)")
     val props = new Properties()
-    try props.load(in) finally in.close()
+    try props.load(in)
+    finally in.close()
     props
   }
 

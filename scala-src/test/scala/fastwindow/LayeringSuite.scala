@@ -38,7 +38,8 @@ class LayeringSuite extends AnyFunSuite {
       "fastwindow.exec.grouporder"),
     Seq("fastwindow.planning"),
     Seq("fastwindow.explain"),
-    Seq("fastwindow"))  // FastWindow and FastWindowExtensions: the public API
+    Seq("fastwindow")
+  ) // FastWindow and FastWindowExtensions: the public API
 
   private val packages: Seq[String] = layers.flatten
 
@@ -56,6 +57,7 @@ class LayeringSuite extends AnyFunSuite {
       .filter { p => name == p || name.charAt(p.length + 1).isUpper }
 
   private val root = new File("scala-src/main/scala")
+
   /** Per-Spark-line code (scala-src/shims/<folder>/scala). */
   private val shims = new File("scala-src/shims")
   private def allSources: Seq[File] = sources(root) ++ sources(shims)
@@ -72,6 +74,7 @@ class LayeringSuite extends AnyFunSuite {
       .replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "")
 
   private val Package = """(?m)^package ([\w.]+)""".r
+
   /**
    * A name in one of fastwindow's packages, from its first segment on (not the tail of another
    * name, such as `r.fastwindow`), and whether a `.{` import selector follows it.
@@ -85,8 +88,8 @@ class LayeringSuite extends AnyFunSuite {
   private def references(code: String): Seq[String] =
     Name.findAllMatchIn(code).toSeq.flatMap { m =>
       val name = m.group(1)
-      if (m.group(2) != null || name.endsWith("._")) Some(name.stripSuffix("._"))  // selectors
-      else if (name.endsWith("fastwindow")) None  // the identifier alone, or a package clause
+      if (m.group(2) != null || name.endsWith("._")) Some(name.stripSuffix("._")) // selectors
+      else if (name.endsWith("fastwindow")) None // the identifier alone, or a package clause
       else Some(name)
     }.distinct
 
@@ -110,7 +113,8 @@ class LayeringSuite extends AnyFunSuite {
       problem <- packageOf(used) match {
         case None => Some(s"names $used, in a package of no layer")
         case Some(p) if layerOf(p).exists(_ > own) => Some(s"uses $used, of a higher layer")
-        case Some(p) if p != pkg && layerOf(p).contains(own) => Some(s"uses $used, of its own layer")
+        case Some(p) if p != pkg && layerOf(p).contains(own) =>
+          Some(s"uses $used, of its own layer")
         case _ => None
       }
     } yield s"${file.getPath} ($pkg) $problem"

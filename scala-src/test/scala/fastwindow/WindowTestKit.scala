@@ -42,7 +42,8 @@ object WindowTestKit {
     AttributeReference(name, dataType, nullable)()
 
   /** `sum(e)` in an eval mode (how Sum carries it differs between Spark lines). */
-  def sumOf(e: Expression, mode: EvalMode.Value = EvalMode.LEGACY): aggregate.Sum = ArithmeticShim.sum(e, mode)
+  def sumOf(e: Expression, mode: EvalMode.Value = EvalMode.LEGACY): aggregate.Sum =
+    ArithmeticShim.sum(e, mode)
 
   /** A data type by its DDL, or None on a Spark line without it (collations, VARIANT: 4.0+). */
   def typeOnThisLine(ddl: String): Option[DataType] = scala.util.Try(DataType.fromDDL(ddl)).toOption
@@ -136,9 +137,11 @@ object WindowTestKit {
     val types = layout.functionTypes
     def assertSame(how: String, other: Results): Unit =
       for (i <- buffered.indices; k <- types.indices) {
-        assert(same(other(i)(k), buffered(i)(k), types(k)),
+        assert(
+          same(other(i)(k), buffered(i)(k), types(k)),
           s"row $i, function $k: $how ${show(other(i)(k), types(k))} " +
-            s"but buffered ${show(buffered(i)(k), types(k))}")
+            s"but buffered ${show(buffered(i)(k), types(k))}"
+        )
       }
     layout.plan.streamBounds.foreach { bounds =>
       assertSame("streamed", runStreaming(ev, layout, rows, feed, bounds))
@@ -214,39 +217,42 @@ object WindowTestKit {
     case (null, null) => true
     case (null, _) | (_, null) => false
     case _ => dataType match {
-      case FloatType =>
-        java.lang.Float.floatToIntBits(a.asInstanceOf[Float]) ==
-          java.lang.Float.floatToIntBits(b.asInstanceOf[Float])
-      case DoubleType =>
-        java.lang.Double.doubleToLongBits(a.asInstanceOf[Double]) ==
-          java.lang.Double.doubleToLongBits(b.asInstanceOf[Double])
-      case _: DecimalType =>
-        a.asInstanceOf[Decimal].toJavaBigDecimal == b.asInstanceOf[Decimal].toJavaBigDecimal
-      case BinaryType =>
-        java.util.Arrays.equals(a.asInstanceOf[Array[Byte]], b.asInstanceOf[Array[Byte]])
-      case ArrayType(et, _) =>
-        val (x, y) = (a.asInstanceOf[ArrayData], b.asInstanceOf[ArrayData])
-        x.numElements() == y.numElements() && (0 until x.numElements()).forall { i =>
-          same(elem(x, i, et), elem(y, i, et), et)
-        }
-      case st: StructType =>
-        val (x, y) = (a.asInstanceOf[InternalRow], b.asInstanceOf[InternalRow])
-        x.numFields == y.numFields && st.fields.indices.forall { i =>
-          val dt = st.fields(i).dataType
-          same(field(x, i, dt), field(y, i, dt), dt)
-        }
-      case MapType(kt, vt, _) =>
-        val (x, y) = (a.asInstanceOf[MapData], b.asInstanceOf[MapData])
-        same(x.keyArray(), y.keyArray(), ArrayType(kt)) &&
+        case FloatType =>
+          java.lang.Float.floatToIntBits(a.asInstanceOf[Float]) ==
+            java.lang.Float.floatToIntBits(b.asInstanceOf[Float])
+        case DoubleType =>
+          java.lang.Double.doubleToLongBits(a.asInstanceOf[Double]) ==
+            java.lang.Double.doubleToLongBits(b.asInstanceOf[Double])
+        case _: DecimalType =>
+          a.asInstanceOf[Decimal].toJavaBigDecimal == b.asInstanceOf[Decimal].toJavaBigDecimal
+        case BinaryType =>
+          java.util.Arrays.equals(a.asInstanceOf[Array[Byte]], b.asInstanceOf[Array[Byte]])
+        case ArrayType(et, _) =>
+          val (x, y) = (a.asInstanceOf[ArrayData], b.asInstanceOf[ArrayData])
+          x.numElements() == y.numElements() && (0 until x.numElements()).forall { i =>
+            same(elem(x, i, et), elem(y, i, et), et)
+          }
+        case st: StructType =>
+          val (x, y) = (a.asInstanceOf[InternalRow], b.asInstanceOf[InternalRow])
+          x.numFields == y.numFields && st.fields.indices.forall { i =>
+            val dt = st.fields(i).dataType
+            same(field(x, i, dt), field(y, i, dt), dt)
+          }
+        case MapType(kt, vt, _) =>
+          val (x, y) = (a.asInstanceOf[MapData], b.asInstanceOf[MapData])
+          same(x.keyArray(), y.keyArray(), ArrayType(kt)) &&
           same(x.valueArray(), y.valueArray(), ArrayType(vt))
-      case _ => a == b
-    }
+        case _ => a == b
+      }
   }
 
-  private def elem(a: ArrayData, i: Int, dt: DataType): Any = if (a.isNullAt(i)) null else a.get(i, dt)
-  private def field(r: InternalRow, i: Int, dt: DataType): Any = if (r.isNullAt(i)) null else r.get(i, dt)
+  private def elem(a: ArrayData, i: Int, dt: DataType): Any =
+    if (a.isNullAt(i)) null else a.get(i, dt)
+  private def field(r: InternalRow, i: Int, dt: DataType): Any =
+    if (r.isNullAt(i)) null else r.get(i, dt)
 
-  def show(v: Any, dataType: DataType): String = if (v == null) "null" else dataType match {
+  def show(v: Any, dataType: DataType): String = if (v == null) "null"
+  else dataType match {
     case DoubleType | FloatType => v.toString
     case _: DecimalType => v.asInstanceOf[Decimal].toJavaBigDecimal.toPlainString
     case _: StringType => "\"" + v + "\""
@@ -292,7 +298,8 @@ object WindowTestKit {
       val fn = layout.plan.functions(k)
       val partition = rows.zipWithIndex.map { case (r, j) =>
         f"  $j%4d ${showRow(r, schema)}  expected=${show(expected(j)(k), types(k))}" +
-          s" actual=${show(actual(j)(k), types(k))}" + (if (j == i) "   <== first difference" else "")
+          s" actual=${show(actual(j)(k), types(k))}" + (if (j == i) "   <== first difference"
+                                                        else "")
       }.take(math.max(i + 3, 12)).mkString("\n")
       s"function $k ($fn) differs at row $i of ${rows.size}: expected " +
         s"${show(expected(i)(k), types(k))}, got ${show(actual(i)(k), types(k))}\n$partition"
@@ -304,7 +311,8 @@ object WindowTestKit {
 
   /** How a random partition's values are drawn: how many distinct values, how many nulls. */
   final case class Shape(distinct: Int, nullFraction: Double, specialFraction: Double) {
-    override def toString: String = s"distinct=$distinct nulls=$nullFraction special=$specialFraction"
+    override def toString: String =
+      s"distinct=$distinct nulls=$nullFraction special=$specialFraction"
   }
 
   def randomShape(r: Random, n: Int): Shape = {
@@ -333,36 +341,47 @@ object WindowTestKit {
   def randomValue(dt: DataType, r: Random, shape: Shape): Any = {
     if (r.nextDouble() < shape.nullFraction) return null
     val special = r.nextDouble() < shape.specialFraction
-    val x = r.nextInt(math.max(1, math.min(shape.distinct, 1000000))) - math.min(shape.distinct, 1000000) / 2
+    val x = r.nextInt(math.max(1, math.min(shape.distinct, 1000000))) - math.min(shape.distinct,
+      1000000) / 2
     dt match {
       case BooleanType => (x & 1) == 0
-      case ByteType => (if (special) Seq(Byte.MinValue, Byte.MaxValue, 0.toByte)(r.nextInt(3)) else (x % 100).toByte)
-      case ShortType => (if (special) Seq(Short.MinValue, Short.MaxValue)(r.nextInt(2)) else (x % 30000).toShort)
+      case ByteType => (
+        if (special) Seq(Byte.MinValue, Byte.MaxValue, 0.toByte)(r.nextInt(3)) else (x % 100).toByte
+      )
+      case ShortType => (
+        if (special) Seq(Short.MinValue, Short.MaxValue)(r.nextInt(2)) else (x % 30000).toShort
+      )
       case IntegerType => if (special) Seq(Int.MinValue, Int.MaxValue, 0)(r.nextInt(3)) else x
-      case LongType => if (special) Seq(Long.MaxValue / 4, Long.MinValue / 4, 0L)(r.nextInt(3)) else x * 1000003L
+      case LongType =>
+        if (special) Seq(Long.MaxValue / 4, Long.MinValue / 4, 0L)(r.nextInt(3)) else x * 1000003L
       case FloatType =>
-        if (special) Seq(Float.NaN, Float.PositiveInfinity, Float.NegativeInfinity, -0.0f, 0.0f)(r.nextInt(5))
+        if (special)
+          Seq(Float.NaN, Float.PositiveInfinity, Float.NegativeInfinity, -0.0f, 0.0f)(r.nextInt(5))
         else x / 4.0f
       case DoubleType =>
-        if (special) Seq(Double.NaN, Double.PositiveInfinity, Double.NegativeInfinity, -0.0, 0.0)(r.nextInt(5))
+        if (special)
+          Seq(Double.NaN, Double.PositiveInfinity, Double.NegativeInfinity, -0.0, 0.0)(r.nextInt(5))
         else x * 0.1
       case dec: DecimalType =>
         val (p, s) = (dec.precision, dec.scale)
-        val unscaled = BigInt(x) * BigInt(10).pow(math.max(0, p - 6)) / 1000 + (if (special) 1 else 0)
+        val unscaled =
+          BigInt(x) * BigInt(10).pow(math.max(0, p - 6)) / 1000 + (if (special) 1 else 0)
         val bd = BigDecimal(unscaled, s)
         require(bd.precision <= p, s"$bd does not fit decimal($p,$s)")
         Decimal(bd, p, s)
       case _: StringType => UTF8String.fromString(
-        if (shape.distinct <= strings.length) strings(java.lang.Math.floorMod(x, strings.length))
-        else strings(r.nextInt(strings.length)) + x)
+          if (shape.distinct <= strings.length) strings(java.lang.Math.floorMod(x, strings.length))
+          else strings(r.nextInt(strings.length)) + x)
       case BinaryType => Array[Byte](x.toByte, (x >> 8).toByte).take(java.lang.Math.floorMod(x, 3))
       case DateType => 19000 + x
       case TimestampType | TimestampNTZType =>
         1700000000000000L + x * 3600L * 1000000L + (if (special) 1L else 0L)
       case ArrayType(et, _) =>
-        new GenericArrayData(Array.fill(java.lang.Math.floorMod(x, 4))(randomValue(et, r, shape.copy(nullFraction = 0.2))))
+        new GenericArrayData(Array.fill(java.lang.Math.floorMod(x, 4))(randomValue(et, r,
+              shape.copy(nullFraction = 0.2))))
       case st: StructType =>
-        new GenericInternalRow(st.fields.map(f => randomValue(f.dataType, r, shape.copy(nullFraction = 0.2))))
+        new GenericInternalRow(
+          st.fields.map(f => randomValue(f.dataType, r, shape.copy(nullFraction = 0.2))))
       case MapType(kt, vt, _) =>
         val size = java.lang.Math.floorMod(x, 3)
         val keys = (0 until size).map(j => randomValue(kt, r, Shape(1000000, 0.0, 0.0)))
@@ -376,12 +395,13 @@ object WindowTestKit {
   def sqlOrdering(dt: DataType, ascending: Boolean = true): Ordering[Any] = {
     val base = PhysicalDataType.ordering(dt)
     val directed = if (ascending) base else base.reverse
-    (a: Any, b: Any) => (a, b) match {
-      case (null, null) => 0
-      case (null, _) => if (ascending) -1 else 1
-      case (_, null) => if (ascending) 1 else -1
-      case _ => directed.compare(a, b)
-    }
+    (a: Any, b: Any) =>
+      (a, b) match {
+        case (null, null) => 0
+        case (null, _) => if (ascending) -1 else 1
+        case (_, null) => if (ascending) 1 else -1
+        case _ => directed.compare(a, b)
+      }
   }
 
   /** Lexicographic ordering over several keys. */

@@ -36,8 +36,8 @@ object AggregateCodegen {
     def slot(s: String): Seq[ExprCode] = buffer(f => s"${f.nulls}[$s]", f => s"${f.values}[$s]")
 
     /** Evaluates `exprs` (all before any store) and stores them with `store(field, local)`. */
-    def assign(exprs: Seq[Expression], inputs: Seq[ExprCode])(store: (Field, ExprCode) => String)
-        : String = {
+    def assign(exprs: Seq[Expression], inputs: Seq[ExprCode])(store: (
+            Field, ExprCode) => String): String = {
       val (code, locals) = g.evaluateToLocals(exprs, inputs)
       code + fields.zip(locals).map { case (f, l) => store(f, l) }.mkString("\n")
     }
@@ -50,7 +50,8 @@ object AggregateCodegen {
 
     val opsClass = classOf[AggregateOps].getName
     val resultType = bound.evaluate.dataType
-    val noMerge = """throw new UnsupportedOperationException("this window aggregate has no merge");"""
+    val noMerge =
+      """throw new UnsupportedOperationException("this window aggregate has no merge");"""
 
     /** Unless the guard fires on `buf`: evaluates it, writes the result, returns true. */
     def writeFrom(buf: Seq[ExprCode]): String = {
@@ -71,12 +72,14 @@ object AggregateCodegen {
       val value = g.evaluate(bound.evaluate, initial)
       s"$initCode\n${value.code}\n${g.writeResult(request.ordinal, resultType, value)}"
     }
-    val writeMerged = if (bound.merge.isEmpty) noMerge else {
+    val writeMerged = if (bound.merge.isEmpty) noMerge
+    else {
       val (code, merged) = g.evaluateToLocals(bound.merge, slot("s") ++ acc)
       code + writeFrom(merged)
     }
     // Row j's own buffer (initial, updated with row j) merged with slot j + 1 (rows after it).
-    val foldSuffix = if (bound.merge.isEmpty) noMerge else {
+    val foldSuffix = if (bound.merge.isEmpty) noMerge
+    else {
       val (ownCode, own) = g.evaluateToLocals(bound.update, initial ++ g.columnVars("j"))
       val later = assign(bound.merge, own ++ slot("j + 1"))(toSlot("j"))
       s"""
@@ -95,8 +98,11 @@ object AggregateCodegen {
 
     s"""
        |final class $name extends $opsClass {
-       |  ${fields.map(f => s"private ${g.javaType(f.dataType)} ${f.acc};\nprivate boolean ${f.accNull};").mkString("\n")}
-       |  ${eachArray((a, t) => s"private $t[] $a = ${g.newArray(t, s"$opsClass.InitialSlots()")};")}
+       |  ${fields.map(f =>
+        s"private ${g.javaType(f.dataType)} ${f.acc};\nprivate boolean ${f.accNull};").mkString(
+        "\n")}
+       |  ${eachArray((a, t) =>
+        s"private $t[] $a = ${g.newArray(t, s"$opsClass.InitialSlots()")};")}
        |  private int capacity = $opsClass.InitialSlots();
        |  private boolean resultIsNull = true;
        |  private ${g.javaType(resultType)} resultValue;
@@ -123,8 +129,8 @@ object AggregateCodegen {
        |
        |  public void writeResult(InternalRow out) {
        |    ${g.writeResult(request.ordinal, resultType,
-                ExprCode(JavaCode.isNullVariable("resultIsNull"),
-                  JavaCode.variable("resultValue", resultType)))}
+        ExprCode(JavaCode.isNullVariable("resultIsNull"),
+          JavaCode.variable("resultValue", resultType)))}
        |  }
        |
        |  public boolean write(InternalRow out) {

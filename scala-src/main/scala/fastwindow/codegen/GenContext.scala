@@ -1,7 +1,8 @@
 package fastwindow.codegen
 
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode, FalseLiteral, JavaCode}
+import org.apache.spark.sql.catalyst.expressions
+  .codegen.{CodeGenerator, CodegenContext, ExprCode, FalseLiteral, JavaCode}
 import org.apache.spark.sql.types.DataType
 
 import fastwindow.columns.{Column, ColumnLayout, ColumnSpec, ColumnType}
@@ -61,7 +62,8 @@ final class GenContext(val ctx: CodegenContext, val layout: ColumnLayout) {
     val savedVars = ctx.currentVars
     ctx.INPUT_ROW = null
     ctx.currentVars = inputs
-    try generate finally {
+    try generate
+    finally {
       ctx.INPUT_ROW = savedRow
       ctx.currentVars = savedVars
     }
@@ -96,5 +98,6 @@ final class GenContext(val ctx: CodegenContext, val layout: ColumnLayout) {
 
   /** `new T[size]`, also when T is itself an array type such as `byte[]`. */
   def newArray(javaType: String, size: String): String =
-    if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[$size][]" else s"new $javaType[$size]"
+    if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[$size][]"
+    else s"new $javaType[$size]"
 }

@@ -1,6 +1,7 @@
 package fastwindow.codegen
 
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodeAndComment, CodeFormatter, CodeGenerator, CodegenContext}
+import org.apache.spark.sql.catalyst.expressions
+  .codegen.{CodeAndComment, CodeFormatter, CodeGenerator, CodegenContext}
 
 import fastwindow.columns.Column
 import fastwindow.ops.{AggregateOps, FunctionOps, OpsPlan, OpsSet, RangeEdgeOps, ValueOps}
@@ -20,6 +21,7 @@ object OpsCodegen {
 
   /** Source and reference objects of generated ops (serializable, built on the driver). */
   final case class GeneratedSource(code: CodeAndComment, references: Array[Any]) {
+
     /**
      * Compiles (or fetches from Spark's cache) the class and creates one task's ops; returns them
      * with the compiled class, which stands for this operator (one per distinct source and JVM).
@@ -52,9 +54,13 @@ object OpsCodegen {
       RowCodegen.extractor("Extractor", g),
       RowCodegen.peerKeys("Peers", g)) ++
       plan.functions.zipWithIndex.flatMap { case (f, k) =>
-        f.aggregates.zipWithIndex.map { case (a, j) => AggregateCodegen.innerClass(s"Agg${k}_$j", a, g) } ++
+        f.aggregates.zipWithIndex.map { case (a, j) =>
+          AggregateCodegen.innerClass(s"Agg${k}_$j", a, g)
+        } ++
           f.values.zipWithIndex.map { case (v, j) => RowCodegen.value(s"Value${k}_$j", v, g) } ++
-          f.rangeEdges.zipWithIndex.map { case (e, j) => RowCodegen.rangeEdge(s"Edge${k}_$j", e, g) }
+          f.rangeEdges.zipWithIndex.map { case (e, j) =>
+            RowCodegen.rangeEdge(s"Edge${k}_$j", e, g)
+          }
       }
     def array(cls: Class[_], names: Seq[String]): String =
       s"new ${cls.getName}[] {${names.map(n => s"new $n()").mkString(", ")}}"
@@ -82,7 +88,8 @@ object OpsCodegen {
          |  }
          |
          |  public ${classOf[OpsSet].getName} create(${classOf[Column].getName}[] columns) {
-         |    ${columns.map(c => s"${g.columnField(c)} = (${g.columnClass(c)}) columns[${c.index}];").mkString("\n")}
+         |    ${columns.map(c =>
+          s"${g.columnField(c)} = (${g.columnClass(c)}) columns[${c.index}];").mkString("\n")}
          |    return new ${classOf[OpsSet].getName}(new Extractor(), new Peers(),
          |      ${classOf[FunctionOps].getName}.indexed(new ${classOf[FunctionOps].getName}[] {
          |        ${functionOps.mkString(",\n")}}));

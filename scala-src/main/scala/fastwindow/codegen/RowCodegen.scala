@@ -25,12 +25,16 @@ object RowCodegen {
     val evals = ctx.generateExpressions(g.layout.columns.map(_.bound))
     val calls = g.layout.columns.zip(evals).map { case (c, ev) =>
       val store = ColumnType.ownedCopyCode(c.dataType, ev.value.toString)
-      g.method("extract", "void", "InternalRow row, int r",
+      g.method(
+        "extract",
+        "void",
+        "InternalRow row, int r",
         s"""
            |${ev.code}
            |${g.columnField(c)}.nulls()[r] = ${ev.isNull};
            |if (!${ev.isNull}) ${g.columnField(c)}.values()[r] = $store;
-         """.stripMargin) + "(row, r);"
+         """.stripMargin
+      ) + "(row, r);"
     }
     s"""
        |final class $name extends ${classOf[ColumnExtractor].getName} {

@@ -52,6 +52,7 @@ sealed abstract class Column(val dataType: DataType) {
   protected def putNonNull(row: Int, value: Any): Unit
   protected def getNonNull(row: Int): Any
   protected def growValues(newCapacity: Int, used: Int): Unit
+
   /** The primitive (or object) array holding the values. */
   protected def valueArray: AnyRef
 

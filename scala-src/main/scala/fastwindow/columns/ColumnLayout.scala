@@ -62,7 +62,7 @@ final case class ColumnLayout(plan: WindowPlan, childOutput: Seq[Attribute]) {
    */
   val bytesPerRow: Long = columns.map { c =>
     val value = if (ColumnType.isPrimitive(c.dataType)) c.dataType.defaultSize
-      else 8 + c.dataType.defaultSize
+    else 8 + c.dataType.defaultSize
     value + 1L
   }.sum + (if (plan.needsPeers) 1 else 0)
 

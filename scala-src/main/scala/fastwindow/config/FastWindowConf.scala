@@ -29,11 +29,13 @@ object FastWindowConf {
       val default: T,
       val doc: String,
       parse: (String, String) => T) {
+
     /** The value in `conf`, or the default when unset. */
     def get(conf: SQLConf = SQLConf.get): T = {
       val raw = conf.getConfString(key, null)
       if (raw == null) default else parse(key, raw.trim)
     }
+
     /** Checks a raw value (throws the same error `get` would). */
     def check(raw: String): Unit = parse(key, raw.trim)
     def defaultString: String = default.toString
@@ -42,8 +44,8 @@ object FastWindowConf {
   private val registered = scala.collection.mutable.ArrayBuffer.empty[Entry[_]]
 
   /** Declares a key; every key is registered, in declaration order, by being declared. */
-  private def entry[T](key: String, default: T, doc: String, parse: (String, String) => T)
-      : Entry[T] = {
+  private def entry[T](
+      key: String, default: T, doc: String, parse: (String, String) => T): Entry[T] = {
     val e = new Entry(key, default, doc, parse)
     registered += e
     e
@@ -70,14 +72,18 @@ object FastWindowConf {
     default = true,
     doc = "Plan supported window operators on FastWindowExec. When false every window runs on " +
       "Spark's WindowExec; switchable at runtime, per session.",
-    parse = bool)
+    parse = bool
+  )
 
   /** Codegen modes, named after Spark's `spark.sql.codegen.factoryMode`. */
   object CodegenMode {
+
     /** Generate code; on a compile error log it and use the interpreted twin. */
     val Fallback = "FALLBACK"
+
     /** Generate code; a compile error fails the query (used by tests). */
     val CodegenOnly = "CODEGEN_ONLY"
+
     /** Always use the interpreted twin. */
     val NoCodegen = "NO_CODEGEN"
     val all: Seq[String] = Seq(Fallback, CodegenOnly, NoCodegen)
@@ -89,14 +95,16 @@ object FastWindowConf {
     doc = "How window evaluators are built: FALLBACK (generated code, interpreted twin if " +
       "compilation fails), CODEGEN_ONLY (generated code, fail on compile errors) or NO_CODEGEN " +
       "(interpreted twin only). Both paths give identical results.",
-    parse = oneOf(CodegenMode.all))
+    parse = oneOf(CodegenMode.all)
+  )
 
   val LOG_FALLBACK: Entry[Boolean] = entry(
     "spark.fastwindow.logFallback",
     default = true,
     doc = "Log at WARN, once per window node of a query, why a window operator stays on " +
       "Spark's WindowExec.",
-    parse = bool)
+    parse = bool
+  )
 
   private def positiveInt(key: String, raw: String): Int =
     scala.util.Try(raw.toInt).toOption.filter(_ > 0)
@@ -113,7 +121,8 @@ object FastWindowConf {
       "(row_number, rank, dense_rank, lead/lag, running frames, moving ROWS frames) while rows " +
       "stream through, holding O(frame) rows instead of the partition. When false every " +
       "partition is buffered whole, as WindowExec does.",
-    parse = bool)
+    parse = bool
+  )
 
   val STREAMING_MAX_PENDING_ROWS: Entry[Int] = entry(
     "spark.fastwindow.streaming.maxPendingRows",
@@ -122,17 +131,20 @@ object FastWindowConf {
       "ORDER BY ties under a RANGE frame) are held in memory up to this many rows; past it the " +
       "rest of that partition goes to Spark's spillable window buffer and is emitted when the " +
       "partition ends.",
-    parse = positiveInt)
+    parse = positiveInt
+  )
 
   val STREAMING_SPLIT_MIXED: Entry[Boolean] = entry(
     "spark.fastwindow.streaming.splitMixed",
     default = false,
-    doc = "Run a window that mixes streamed functions (row_number, lag, running and moving frames) " +
-      "with functions that need their whole partition as two operators, so only the latter's " +
-      "inputs are held for the whole partition (the rows are buffered either way, spillable). " +
-      "Less column memory per buffered row, at a CPU cost (16-23% more window time measured on " +
-      "4M rows: benchmarks/results/split_mixed_4M), hence off by default.",
-    parse = bool)
+    doc =
+      "Run a window that mixes streamed functions (row_number, lag, running and moving frames) " +
+        "with functions that need their whole partition as two operators, so only the latter's " +
+        "inputs are held for the whole partition (the rows are buffered either way, spillable). " +
+        "Less column memory per buffered row, at a CPU cost (16-23% more window time measured on " +
+        "4M rows: benchmarks/results/split_mixed_4M), hence off by default.",
+    parse = bool
+  )
 
   val EXACT_FLOATS: Entry[Boolean] = entry(
     "spark.fastwindow.exactFloats",
@@ -144,11 +156,13 @@ object FastWindowConf {
       "but over primitive columns. When false they take O(rows) whatever the frame width and " +
       "may differ from Spark's in the last bits (see the README's \"Exact results\"). Whole, " +
       "running and all non-floating results are Spark's bit for bit either way.",
-    parse = bool)
+    parse = bool
+  )
 
   private def byteSize(key: String, raw: String): Long = {
     val bytes =
-      try JavaUtils.byteStringAsBytes(raw) catch { case _: NumberFormatException => -1L }
+      try JavaUtils.byteStringAsBytes(raw)
+      catch { case _: NumberFormatException => -1L }
     if (bytes >= 0) bytes else throw badValue(key, raw, "a size such as 0, 64m or 2g")
   }
 
@@ -161,7 +175,8 @@ object FastWindowConf {
       "returned, is evaluated by Spark's own window frames over its spillable rows instead: " +
       "the same results, slower, and it fits wherever WindowExec fits. Shown as \"window " +
       "partitions handed to Spark\" in the operator's metrics.",
-    parse = byteSize)
+    parse = byteSize
+  )
 
   val GROUP_LIMIT_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.groupLimit.enabled",
@@ -171,7 +186,8 @@ object FastWindowConf {
       "shuffle) on FastGroupLimit: per-group bounded buffers in a hash map instead of a sort of " +
       "every row, so no Sort is planned below it; the survivors come out in the order the " +
       "window above needs.",
-    parse = bool)
+    parse = bool
+  )
 
   /**
    * The per-task memory cap of a hash operator (what it `holds`, what it does `whenRefused`), 0
@@ -183,13 +199,15 @@ object FastWindowConf {
     doc = s"Most memory (a size: 256m, 1g) $holds; 0 means no limit but what Spark's memory " +
       s"manager grants. Past it, or when the memory manager refuses, $whenRefused: the same " +
       "results, slower.",
-    parse = byteSize)
+    parse = byteSize
+  )
 
   val GROUP_LIMIT_MAX_MEMORY_BYTES: Entry[Long] = memoryCap(
     "spark.fastwindow.groupLimit.maxMemoryBytes",
     holds = "one task's FastGroupLimit may hold in kept rows",
     whenRefused = "the partial top-k (before the shuffle) emits what it holds and starts over, " +
-      "and the final one sorts its rows with Spark's spilling sorter instead")
+      "and the final one sorts its rows with Spark's spilling sorter instead"
+  )
 
   val HASH_WINDOW_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.hashWindow.enabled",
@@ -200,13 +218,15 @@ object FastWindowConf {
       "(strings, binary, several keys), per key in a hash map, in two passes over the task's " +
       "spillable rows, instead of sorting every row by the keys: no Sort is planned below it, " +
       "and its output has no order. Off: FastWindow runs it over sorted input.",
-    parse = bool)
+    parse = bool
+  )
 
   val HASH_WINDOW_MAX_MEMORY_BYTES: Entry[Long] = memoryCap(
     "spark.fastwindow.hashWindow.maxMemoryBytes",
     holds = "one task's per-key aggregates and row groups may take",
     whenRefused = "the task sorts its rows with Spark's spilling sorter and runs Spark's own " +
-      "window evaluation over them")
+      "window evaluation over them"
+  )
 
   val GROUP_SORT_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.groupSort.enabled",
@@ -218,12 +238,14 @@ object FastWindowConf {
       "Spark's Sort gives. A task whose keys are nearly all distinct (see " +
       "spark.fastwindow.distinctKeys.sampleRows) or whose rows do not fit in memory is sorted " +
       "by Spark's sorter instead. Off: Spark sorts every task.",
-    parse = bool)
+    parse = bool
+  )
 
   val GROUP_SORT_MAX_MEMORY_BYTES: Entry[Long] = memoryCap(
     "spark.fastwindow.groupSort.maxMemoryBytes",
     holds = "one task's grouped rows may take",
-    whenRefused = "the task sorts its rows with Spark's spilling sorter, as Spark's Sort would")
+    whenRefused = "the task sorts its rows with Spark's spilling sorter, as Spark's Sort would"
+  )
 
   val DISTINCT_KEYS_SAMPLE_ROWS: Entry[Int] = entry(
     "spark.fastwindow.distinctKeys.sampleRows",
@@ -235,7 +257,8 @@ object FastWindowConf {
       "and the partial top-k passes the rest of its rows on (also at three rows in four, " +
       "except row_number() <= 1: it would drop too few rows to pay for holding them). " +
       "0: never check.",
-    parse = nonNegativeInt)
+    parse = nonNegativeInt
+  )
 
   /** All keys, in declaration (documentation) order. */
   def entries: Seq[Entry[_]] = registered.toSeq
@@ -255,7 +278,7 @@ object FastWindowConf {
     if (key.startsWith(Prefix)) entries.find(_.key == key) match {
       case Some(e) => e.check(raw)
       case None => throw new IllegalArgumentException(
-        s"Unknown fastwindow setting $key; the keys are: ${entries.map(_.key).mkString(", ")}")
+          s"Unknown fastwindow setting $key; the keys are: ${entries.map(_.key).mkString(", ")}")
     }
   }
 

@@ -22,6 +22,7 @@ private[explain] object JsonText {
 
   /** `[{...},\n{...}]` */
   val OnePerLine: Layout = Layout("", ",\n", "")
+
   /** `[\n  {...},\n  {...}\n]` */
   val OnePerIndentedLine: Layout = Layout("\n  ", ",\n  ", "\n")
 
@@ -58,6 +59,7 @@ private[explain] object JsonText {
    * minimal printer writes `,` and `:` alone).
    */
   private final class Printer(layout: Layout) extends MinimalPrettyPrinter {
+
     /** Whether the array being written is the outer one (the generator is inside it). */
     private def outer(generator: JsonGenerator): Boolean =
       generator.getOutputContext.getParent.inRoot()

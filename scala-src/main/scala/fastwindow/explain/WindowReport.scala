@@ -1,7 +1,8 @@
 package fastwindow.explain
 
 import org.apache.spark.sql.Dataset
-import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression, SortOrder, SpecifiedWindowFrame, WindowExpression}
+import org.apache.spark.sql.catalyst
+  .expressions.{Expression, NamedExpression, SortOrder, SpecifiedWindowFrame, WindowExpression}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase, WindowGroupLimitExec, WindowGroupLimitMode}
@@ -33,6 +34,7 @@ final case class WindowReport(
     reasons: Seq[FallbackReason],
     metrics: Seq[(String, Long)] = Nil,
     note: Option[String] = None) {
+
   /** All reasons as one sentence (None when fastwindow runs the operator). */
   def reason: Option[String] =
     if (reasons.isEmpty) None else Some(reasons.map(_.message).mkString("; "))
@@ -50,9 +52,11 @@ object WindowReport extends AdaptiveSparkPlanHelper {
     frames.foldLeft(e.sql)((sql, f) => sql.replace(f.sql, FramePlanning.sql(f)))
   }
 
-  val NotInstalled: FallbackReason = FallbackReason(FallbackReason.NotInstalled,
+  val NotInstalled: FallbackReason = FallbackReason(
+    FallbackReason.NotInstalled,
     "fastwindow's planner strategy is not installed on this session (start it with " +
-      "spark.sql.extensions=fastwindow.FastWindowExtensions, or call fastwindow.enable(spark))")
+      "spark.sql.extensions=fastwindow.FastWindowExtensions, or call fastwindow.enable(spark))"
+  )
 
   val PythonUdf: FallbackReason = FallbackReason(FallbackReason.PythonUdf,
     "Python UDF window functions run on Spark's Python window operator")
@@ -64,11 +68,11 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
     case f: FastWindowExec => f.child match {
-      // The order made below it by hash: its metrics (sorted tasks, memory) count as the window's.
-      case g: GroupOrderExec if g.groupsOwnRows =>
-        report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g), note = Some(GroupedNoSort))
-      case _ => report(f, Nil).copy(metrics = metricsOf(f), note = sortedNotByHash(f))
-    }
+        // The order made below it by hash: its metrics (sorted tasks, memory) count as the window's.
+        case g: GroupOrderExec if g.groupsOwnRows =>
+          report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g), note = Some(GroupedNoSort))
+        case _ => report(f, Nil).copy(metrics = metricsOf(f), note = sortedNotByHash(f))
+      }
     case h: HashWindowAggregateExec =>
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
         h.partitionSpec.map(_.sql), Nil, Nil, metricsOf(h), Some(NoSortByHash))
@@ -87,8 +91,9 @@ object WindowReport extends AdaptiveSparkPlanHelper {
     case w: WindowExecBase if w.nodeName.contains("Python") || w.nodeName.contains("Pandas") =>
       report(w, Seq(PythonUdf))
     case w: WindowExecBase =>
-      report(w, Seq(FallbackReason(FallbackReason.UnsupportedFunction,
-        s"${w.nodeName} is a window operator fastwindow does not plan")))
+      report(w,
+        Seq(FallbackReason(FallbackReason.UnsupportedFunction,
+            s"${w.nodeName} is a window operator fastwindow does not plan")))
   }
 
   /** Why a FastGroupLimit needs no sort, for the report. */
@@ -108,7 +113,8 @@ object WindowReport extends AdaptiveSparkPlanHelper {
     else {
       val why = HashWindowSupport.whyNot(f.windowExpression, f.partitionSpec, f.orderSpec)
       Some(SortedNotByHash + (if (why.isEmpty) s"${FastWindowConf.HASH_WINDOW_ENABLED.key} is " +
-        "false" else why.mkString("; ")))
+                                "false"
+                              else why.mkString("; ")))
     }
 
   /** The start of the report's note on a window of no ORDER BY that is sorted below it. */
@@ -158,7 +164,7 @@ object WindowReport extends AdaptiveSparkPlanHelper {
         r.note.map(n => s"\n  $n").getOrElse("")
       val reasons = r.reasons.map(reason => s"\n  reason (${reason.id}): ${reason.message}")
       val metrics = if (r.metrics.isEmpty) ""
-        else "\n  metrics: " + r.metrics.map { case (k, v) => s"$k=$v" }.mkString(", ")
+      else "\n  metrics: " + r.metrics.map { case (k, v) => s"$k=$v" }.mkString(", ")
       head + reasons.mkString + metrics
     }.mkString("\n")
 

@@ -9,6 +9,7 @@ package fastwindow.frames
  */
 final class DistinctCounts {
   private var counts = new Array[Int](16)
+
   /** Ids whose count is above zero. */
   var distinct = 0
 

@@ -9,14 +9,18 @@ import java.math.{BigDecimal => JBigDecimal}
  * Each id's value is set once per partition.
  */
 sealed trait DistinctSums {
+
   /** Forgets every value; ids `0 until m` follow. */
   def reset(m: Int): Unit
+
   /** Sets the value of `id`, absent for now. */
   def define(id: Int, value: Any): Unit
   def present(id: Int): Unit
   def absent(id: Int): Unit
+
   /** The sum of the present values, as Spark holds it in its aggregate's buffer. */
   def total: Any
+
   /** Whether the values' sums in any order give Spark's, errors included (see [[OfLongs]]). */
   def orderFree: Boolean = true
   def bytes: Long
@@ -34,6 +38,7 @@ object DistinctSums {
   final class OfLongs extends DistinctSums {
     private var values = new Array[Long](16)
     private var sum = 0L
+
     /** The sum of the values' magnitudes so far, Long.MaxValue once it does not fit. */
     private var magnitudes = 0L
     override def reset(m: Int): Unit = {

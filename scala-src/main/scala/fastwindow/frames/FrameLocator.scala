@@ -17,6 +17,7 @@ sealed trait FrameLocator {
 }
 
 object FrameLocator {
+
   /**
    * The locator of a sliding frame; `edges` holds the ops of its value-offset RANGE edges, the
    * lower one first (as [[FrameShape.SlidingRange.edges]] lists them).
@@ -72,7 +73,8 @@ final class RangeLocator(
     lowerOffset: Option[RangeEdgeOps],
     upper: RangeEdge,
     upperOffset: Option[RangeEdgeOps],
-    peers: PeerGroups) extends FrameLocator {
+    peers: PeerGroups)
+  extends FrameLocator {
 
   private var lo = 0
   private var hi = 0

@@ -8,8 +8,10 @@ import java.util.Comparator
  * their values are equal for peers.
  */
 sealed trait RankLimit {
+
   /** How many rows of `sorted(0 until n)` (in the group's order) the limit keeps. */
   def kept[T](sorted: Array[T], n: Int, limit: Int, order: Comparator[T]): Int
+
   /** Whether a row equal (in the order) to the last kept row may still be kept. */
   def keepsTies: Boolean
 }
@@ -63,8 +65,10 @@ final class GroupTopK[T <: AnyRef](
     rank: RankLimit, limit: Int, order: Comparator[T], weigh: T => Long, copy: (T, T) => T) {
   private var rows: Array[AnyRef] = new Array[AnyRef](math.min(limit, 16) + 1)
   private var size = 0
+
   /** The last kept row of a cut that kept the limit's worth, else null. */
   private var bound: T = _
+
   /** The first cut comes as soon as `limit` rows are held, to set the bound early. */
   private var cutAt = limit
   private var heldBytes = 0L
@@ -85,7 +89,8 @@ final class GroupTopK[T <: AnyRef](
   /** Adds a copy of a row `admits` accepted, made by `copy` into a dropped row when there is one. */
   def add(row: T): Unit = {
     if (size == rows.length) rows = java.util.Arrays.copyOf(rows, size * 2)
-    val spare = if (spares > 0) { spares -= 1; dropped(spares).asInstanceOf[T] } else null.asInstanceOf[T]
+    val spare = if (spares > 0) { spares -= 1; dropped(spares).asInstanceOf[T] }
+    else null.asInstanceOf[T]
     if (spare != null) heldBytes -= weigh(spare)
     rows(size) = copy(row, spare)
     heldBytes += weigh(rows(size).asInstanceOf[T])
@@ -144,6 +149,7 @@ final class GroupTopK[T <: AnyRef](
 }
 
 private object GroupTopK {
+
   /** Shared by every group until it drops a row (a group often never does). */
   val NoRows = new Array[AnyRef](0)
 }

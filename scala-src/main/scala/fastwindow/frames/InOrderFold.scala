@@ -16,6 +16,7 @@ import fastwindow.ops.AggregateOps
  * Spark does.
  */
 final class InOrderFold(ops: AggregateOps) {
+
   /** Whether the accumulator holds the fold of buffered rows `first..last`. */
   private var valid = false
   private var first = 0
@@ -57,11 +58,14 @@ final class InOrderFold(ops: AggregateOps) {
  */
 trait SlidingAggregate {
   def reset(): Unit
+
   /** Writes row i's result (n rows buffered) into `out`. */
   def write(i: Int, n: Int, out: InternalRow): Unit
+
   /** Forgets the first `d` buffered rows (streaming). */
   def shift(d: Int): Unit
   def stateBytes: Long
+
   /** Bytes of state per buffered row once a buffered partition's results are written. */
   def stateBytesPerRow: Long
 }

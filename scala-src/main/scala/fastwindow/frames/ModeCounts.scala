@@ -9,6 +9,7 @@ package fastwindow.frames
  */
 final class ModeCounts {
   private var leaves = 1
+
   /** Per node: the largest count below it, and the number of ranks with that count. */
   private var top = new Array[Int](2)
   private var atTop = new Array[Int](2)
@@ -79,6 +80,7 @@ final class ModeCounts {
 }
 
 object ModeCounts {
+
   /** Two ints per node, two nodes per rank. */
   val BytesPerRank: Long = 16L
 }

@@ -9,6 +9,7 @@ import fastwindow.ops.ValueOps
 final class NonNullRows {
   private var rows = new Array[Int](16)
   private var scanned = 0
+
   /** Non-null rows found so far. */
   var count = 0
 

@@ -16,6 +16,7 @@ final class ValueRanks {
   private var spareRows = new Array[Int](16)
   private var values = new Array[Double](16)
   private var n = 0
+
   /** Distinct non-null values of the partition. */
   var distinct = 0
 
@@ -75,8 +76,10 @@ final class ValueRanks {
 }
 
 object ValueRanks {
+
   /** Bytes per row of a partition: keys, doubles, values and a spare key; rank, row, spare row. */
   private val BytesPerValue: Long = 4 * 8L + 3 * 4L
+
   /** Bytes per buffered row (see [[ValueRanks.bytes]]), plus the counts over its ranks. */
   val BytesPerRow: Long = BytesPerValue + RankCounts.BytesPerRank
 
@@ -110,6 +113,7 @@ final class RankCounts {
   private var topBit = 0
   private val sorted = new Array[Int](RankCounts.SortedCapacity)
   private var inTree = false
+
   /** Elements in the multiset (the sum of the counts). */
   var total = 0L
 
@@ -193,6 +197,7 @@ final class RankCounts {
 
 object RankCounts {
   val BytesPerRank: Long = 8L
+
   /** Elements kept as a sorted array before the Fenwick tree takes over. */
   val SortedCapacity = 256
 }

@@ -16,14 +16,19 @@ import fastwindow.ops.PeerKeys
  */
 final class PeerGroups(tracksPeers: Boolean) {
   var base: Int = 0
+
   /** Whether buffered row i starts a peer group (always for the partition's first row). */
   private var breaks: Array[Boolean] = new Array[Boolean](16)
+
   /** First buffered row of the current row's peer group. */
   var start: Int = 0
+
   /** One past the last buffered row of the current row's peer group. */
   var end: Int = 0
+
   /** 1-based number of the current peer group within the partition (dense rank). */
   var index: Int = 0
+
   /** First buffered row of the last group ingested (maybe still growing). */
   var lastGroupStart: Int = 0
 

@@ -85,4 +85,3 @@ final class TwoStacks(frame: FrameLocator, partial: AggregateOps, exact: Option[
   /** The front holds one slot per buffered row. */
   override def stateBytesPerRow: Long = partial.slotBytes
 }
-

@@ -26,7 +26,8 @@ final case class AggregateSpec(
     ordinal: Int,
     function: DeclarativeAggregate,
     frame: FrameShape,
-    inSparkOrder: Boolean = false) extends FunctionSpec {
+    inSparkOrder: Boolean = false)
+  extends FunctionSpec {
   override def resultType: DataType = function.dataType
   override def needsPeers: Boolean = frame.needsPeers
   override def inputs: Seq[Expression] =
@@ -36,7 +37,8 @@ final case class AggregateSpec(
   override def streamBounds: Option[StreamBounds] = frame match {
     // The two stacks fold a guarded frame from the partition start in Spark's order near
     // overflow limits, which needs its rows.
-    case FrameShape.SlidingRows(None, Some(_)) if !inSparkOrder && SlidingGuard.isGuarded(function) =>
+    case FrameShape.SlidingRows(None, Some(_))
+        if !inSparkOrder && SlidingGuard.isGuarded(function) =>
       None
     case other => other.aggregateStreamBounds
   }
@@ -86,7 +88,8 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
   private val numericAsDouble = TypeSet.numeric.as(s"${TypeSet.numeric.description} (as double)")
 
   private val byOrdering: DeclarativeAggregate => Seq[(Expression, TypeSet)] = {
-    case m: MaxMinBy => Seq(m.valueExpr -> TypeSet.anyBufferable, m.orderingExpr -> TypeSet.orderable)
+    case m: MaxMinBy =>
+      Seq(m.valueExpr -> TypeSet.anyBufferable, m.orderingExpr -> TypeSet.orderable)
     case other => other.children.map(_ -> TypeSet.anyBufferable)
   }
   private val byOrderingDescription =
@@ -104,17 +107,18 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
   /** sum and avg, by what they add: see [[OrderDependence]]. */
   private val summed: DeclarativeAggregate => OrderDependence = {
     case s: Sum if s.dataType == DoubleType => OrderDependence.Rounding
-    case a: Average if a.sumDataType == DoubleType => OrderDependence.Rounding  // non-decimals
+    case a: Average if a.sumDataType == DoubleType => OrderDependence.Rounding // non-decimals
     case i if IntervalSums.summed(i) => OrderDependence.FreeUntilOverflow
     case agg => agg.children.head.dataType match {
-      case d: DecimalType if d.precision <= 28 => OrderDependence.Free  // exact in a 38-digit buffer
-      case _: DecimalType => OrderDependence.FreeUntilOverflow
-      case _ => agg match {  // integral sums: wrapping (LEGACY) or checked
-        case s: Sum if ArithmeticShim.evalMode(s) != EvalMode.LEGACY =>
-          OrderDependence.FreeWithinLong
-        case _ => OrderDependence.Free
+        case d: DecimalType if d.precision <= 28 =>
+          OrderDependence.Free // exact in a 38-digit buffer
+        case _: DecimalType => OrderDependence.FreeUntilOverflow
+        case _ => agg match { // integral sums: wrapping (LEGACY) or checked
+            case s: Sum if ArithmeticShim.evalMode(s) != EvalMode.LEGACY =>
+              OrderDependence.FreeWithinLong
+            case _ => OrderDependence.Free
+          }
       }
-    }
   }
 
   private val free = always(OrderDependence.Free)
@@ -161,21 +165,49 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
     Rule("regr_intercept", numericAsDouble, _.isInstanceOf[RegrIntercept], rounding,
       SlidingGuard.coMomentRatios),
     // any_value is first (Spark rewrites it); IGNORE NULLS is a flag of the function.
-    Rule("first", TypeSet.anyBufferable, _.isInstanceOf[First], positional, SlidingGuard.none,
-      aliases = Seq("first_value", "any_value"), inputsDescription = Some(ignoreNulls)),
+    Rule(
+      "first",
+      TypeSet.anyBufferable,
+      _.isInstanceOf[First],
+      positional,
+      SlidingGuard.none,
+      aliases = Seq("first_value", "any_value"),
+      inputsDescription = Some(ignoreNulls)
+    ),
     Rule("last", TypeSet.anyBufferable, _.isInstanceOf[Last], positional, SlidingGuard.none,
       aliases = Seq("last_value"), inputsDescription = Some(ignoreNulls)),
     // Ties of the ordering keep the row seen first.
-    Rule("min_by", TypeSet.anyBufferable, _.isInstanceOf[MinBy], positional, SlidingGuard.none,
-      typed = Some(byOrdering), inputsDescription = Some(byOrderingDescription)),
-    Rule("max_by", TypeSet.anyBufferable, _.isInstanceOf[MaxBy], positional, SlidingGuard.none,
-      typed = Some(byOrdering), inputsDescription = Some(byOrderingDescription)),
+    Rule(
+      "min_by",
+      TypeSet.anyBufferable,
+      _.isInstanceOf[MinBy],
+      positional,
+      SlidingGuard.none,
+      typed = Some(byOrdering),
+      inputsDescription = Some(byOrderingDescription)
+    ),
+    Rule(
+      "max_by",
+      TypeSet.anyBufferable,
+      _.isInstanceOf[MaxBy],
+      positional,
+      SlidingGuard.none,
+      typed = Some(byOrdering),
+      inputsDescription = Some(byOrderingDescription)
+    ),
     Rule("bit_and", TypeSet.integral, _.isInstanceOf[BitAndAgg], free, SlidingGuard.none),
     Rule("bit_or", TypeSet.integral, _.isInstanceOf[BitOrAgg], free, SlidingGuard.none),
     Rule("bit_xor", TypeSet.integral, _.isInstanceOf[BitXorAgg], free, SlidingGuard.none),
     // Spark gives product no SQL name: DataFrame API only (functions.product).
-    Rule("product", numericAsDouble, _.isInstanceOf[Product], rounding, SlidingGuard.products,
-      inputsDescription = Some(s"${numericAsDouble.description}; DataFrame API only")))
+    Rule(
+      "product",
+      numericAsDouble,
+      _.isInstanceOf[Product],
+      rounding,
+      SlidingGuard.products,
+      inputsDescription = Some(s"${numericAsDouble.description}; DataFrame API only")
+    )
+  )
 
   /** The rule of `agg` (a FILTER unwrapped), if this family runs it. */
   def ruleOf(agg: DeclarativeAggregate): Option[Rule] = agg match {
@@ -203,10 +235,10 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
       Some(
         if (mode != Complete) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"aggregate $name in mode $mode is not supported"))
+              s"aggregate $name in mode $mode is not supported"))
         } else if (isDistinct) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"$name(DISTINCT ...) is not supported"))
+              s"$name(DISTINCT ...) is not supported"))
         } else aggregate(agg, name, frame, orderSpec, filter, ordinal))
     case _ => None
   }
@@ -236,8 +268,8 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
     rule match {
       case None =>
         Left(FallbackReason(FallbackReason.UnsupportedFunction,
-          s"aggregate function $name is not supported yet " +
-            s"(supported: ${WindowSupport.aggregateNames.mkString(", ")})"))
+            s"aggregate function $name is not supported yet " +
+              s"(supported: ${WindowSupport.aggregateNames.mkString(", ")})"))
       case Some((r, declarative)) =>
         val badInput = r.typedInputs(declarative).collectFirst {
           case (c, types) if !c.foldable && !types.contains(c.dataType) => c
@@ -246,11 +278,11 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
         (badInput, badFilter) match {
           case (Some(bad), _) =>
             Left(FallbackReason(FallbackReason.UnsupportedType,
-              s"$name of type ${bad.dataType.sql} is not supported " +
-                s"(supported input types: ${r.description})"))
+                s"$name of type ${bad.dataType.sql} is not supported " +
+                  s"(supported input types: ${r.description})"))
           case (None, Some(f)) =>
             Left(FallbackReason(FallbackReason.UnsupportedFunction,
-              s"$name(...) FILTER (WHERE ${f.sql}) is not supported"))
+                s"$name(...) FILTER (WHERE ${f.sql}) is not supported"))
           case (None, None) =>
             val inSparkOrder =
               FastWindowConf.EXACT_FLOATS.get() && r.order(declarative).roundsByOrder
@@ -266,10 +298,12 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
   def framed[S](name: String, frame: SpecifiedWindowFrame, orderSpec: Seq[SortOrder])(
       spec: FrameShape => S): Either[FallbackReason, S] =
     FramePlanning.shape(frame, orderSpec).map(spec).left.map { why =>
-      FallbackReason(FallbackReason.UnsupportedFrame,
+      FallbackReason(
+        FallbackReason.UnsupportedFrame,
         s"$name over the frame ${FramePlanning.sql(frame)} is not supported yet" +
           (if (why.isEmpty) "" else s": $why") +
-          s" (supported frames: ${FramePlanning.supported.mkString("; ")})")
+          s" (supported frames: ${FramePlanning.supported.mkString("; ")})"
+      )
     }
 
   /**
@@ -334,5 +368,6 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
   }
 
   override def supportEntries: Seq[SupportEntry] =
-    rules.map(r => SupportEntry(r.names.mkString(", "), kind, FramePlanning.supported, r.description))
+    rules.map(r =>
+      SupportEntry(r.names.mkString(", "), kind, FramePlanning.supported, r.description))
 }

@@ -18,7 +18,8 @@ final case class ApproxCountDistinctSpec(
     ordinal: Int,
     input: Expression,
     relativeSD: Double,
-    frame: FrameShape) extends BufferedFrameFunction {
+    frame: FrameShape)
+  extends BufferedFrameFunction {
   override def resultType: DataType = LongType
   override def value: Expression = input
   override def describe: String = s"approx_count_distinct over ${frame.sql}"
@@ -50,16 +51,18 @@ object ApproxCountDistinctFamily extends BufferedFrameFamily[ApproxCountDistinct
       Some(
         if (!TypeSet.anyBufferable.contains(t)) {
           Left(FallbackReason(FallbackReason.UnsupportedType,
-            s"approx_count_distinct of type ${t.sql} is not supported yet (supported: " +
-              s"${TypeSet.anyBufferable.description})"))
+              s"approx_count_distinct of type ${t.sql} is not supported yet (supported: " +
+                s"${TypeSet.anyBufferable.description})"))
         } else if (hll.hllppHelper.numWords > MaxWords) {
-          Left(FallbackReason(FallbackReason.UnsupportedArgument,
-            s"approx_count_distinct with relativeSD ${hll.relativeSD}: sketches of more than " +
-              s"${MaxWords * HyperLogLogPlusPlusHelper.REGISTERS_PER_WORD} registers are left " +
-              "to Spark"))
+          Left(FallbackReason(
+              FallbackReason.UnsupportedArgument,
+              s"approx_count_distinct with relativeSD ${hll.relativeSD}: sketches of more than " +
+                s"${MaxWords * HyperLogLogPlusPlusHelper.REGISTERS_PER_WORD} registers are left " +
+                "to Spark"
+            ))
         } else if (filter.exists(f => !f.deterministic)) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"approx_count_distinct FILTER (WHERE ${filter.get.sql}) is not supported"))
+              s"approx_count_distinct FILTER (WHERE ${filter.get.sql}) is not supported"))
         } else {
           val input = filter.fold(hll.child)(If(_, hll.child, Literal.create(null, t)))
           AggregateFamily.framed("approx_count_distinct", frame, orderSpec) { shape =>
@@ -75,7 +78,10 @@ object ApproxCountDistinctFamily extends BufferedFrameFamily[ApproxCountDistinct
       spec.ordinal)
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
-    "approx_count_distinct", kind, FramePlanning.supported,
-    s"${TypeSet.anyBufferable.description}; FILTER (WHERE ...); relativeSD down to about " +
-      "0.009 (2^14 registers); results are Spark's exactly (its own sketch)"))
+      "approx_count_distinct",
+      kind,
+      FramePlanning.supported,
+      s"${TypeSet.anyBufferable.description}; FILTER (WHERE ...); relativeSD down to about " +
+        "0.009 (2^14 registers); results are Spark's exactly (its own sketch)"
+    ))
 }

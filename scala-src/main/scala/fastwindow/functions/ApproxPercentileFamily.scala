@@ -23,7 +23,8 @@ final case class ApproxPercentileSpec(
     scalar: ApproximatePercentile,
     asArray: Boolean,
     resultType: DataType,
-    frame: FrameShape) extends BufferedFrameFunction {
+    frame: FrameShape)
+  extends BufferedFrameFunction {
   override def value: Expression = input
   override def describe: String = s"percentile_approx over ${frame.sql}"
 }
@@ -43,7 +44,8 @@ object ApproxPercentileFamily extends BufferedFrameFamily[ApproxPercentileSpec] 
       case _: NumericType | DateType | TimestampType | TimestampNTZType => true
       case _: YearMonthIntervalType | _: DayTimeIntervalType => true
       case _ => false
-    })
+    }
+  )
 
   override def kind: String = "aggregate (sketch)"
   override def runsAggregates: Boolean = true
@@ -59,14 +61,14 @@ object ApproxPercentileFamily extends BufferedFrameFamily[ApproxPercentileSpec] 
       Some(
         if (!inputTypes.contains(t)) {
           Left(FallbackReason(FallbackReason.UnsupportedType,
-            s"percentile_approx of type ${t.sql} is not supported yet (supported: " +
-              s"${inputTypes.description})"))
+              s"percentile_approx of type ${t.sql} is not supported yet (supported: " +
+                s"${inputTypes.description})"))
         } else if (!a.percentageExpression.foldable || !a.accuracyExpression.foldable) {
           Left(FallbackReason(FallbackReason.UnsupportedArgument,
-            "percentile_approx with a percentage or accuracy that is not a constant"))
+              "percentile_approx with a percentage or accuracy that is not a constant"))
         } else if (filter.exists(f => !f.deterministic)) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"percentile_approx FILTER (WHERE ${filter.get.sql}) is not supported"))
+              s"percentile_approx FILTER (WHERE ${filter.get.sql}) is not supported"))
         } else {
           val percentages = a.percentageExpression.eval() match {
             case d: Double => Seq(d)
@@ -86,13 +88,24 @@ object ApproxPercentileFamily extends BufferedFrameFamily[ApproxPercentileSpec] 
   }
 
   override def kernel(spec: ApproxPercentileSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
-    new ApproxPercentileKernel(FramePlanning.movingLocator(spec.frame, ops, _), peers,
-      ops.values.head, spec.input.dataType, spec.percentages.toArray, spec.accuracy, spec.scalar,
-      spec.asArray, spec.ordinal)
+    new ApproxPercentileKernel(
+      FramePlanning.movingLocator(spec.frame, ops, _),
+      peers,
+      ops.values.head,
+      spec.input.dataType,
+      spec.percentages.toArray,
+      spec.accuracy,
+      spec.scalar,
+      spec.asArray,
+      spec.ordinal
+    )
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
-    "percentile_approx, approx_percentile", kind, FramePlanning.supported,
-    s"${inputTypes.description}; one or an array of percentages; FILTER (WHERE ...); where the " +
-      "result is provably Spark's: frames of fewer than accuracy / 2 values (default accuracy " +
-      "10000) without NaN or -0.0; other partitions are handed to Spark"))
+      "percentile_approx, approx_percentile",
+      kind,
+      FramePlanning.supported,
+      s"${inputTypes.description}; one or an array of percentages; FILTER (WHERE ...); where the " +
+        "result is provably Spark's: frames of fewer than accuracy / 2 values (default accuracy " +
+        "10000) without NaN or -0.0; other partitions are handed to Spark"
+    ))
 }

@@ -20,7 +20,8 @@ final case class CollectListSpec(
     input: Expression,
     keepNulls: Boolean,
     resultType: DataType,
-    frame: FrameShape) extends BufferedFrameFunction {
+    frame: FrameShape)
+  extends BufferedFrameFunction {
   override def value: Expression = input
   override def describe: String = s"collect_list over ${frame.sql}"
 }
@@ -41,13 +42,15 @@ object CollectListFamily extends BufferedFrameFamily[CollectListSpec] {
       val keepNulls = !ignoresNulls(list)
       Some(
         if (!TypeSet.anyBufferable.contains(list.child.dataType)) {
-          Left(FallbackReason(FallbackReason.UnsupportedType,
-            s"collect_list of type ${list.child.dataType.sql} is not supported yet " +
-              s"(supported: ${TypeSet.anyBufferable.description})"))
+          Left(FallbackReason(
+              FallbackReason.UnsupportedType,
+              s"collect_list of type ${list.child.dataType.sql} is not supported yet " +
+                s"(supported: ${TypeSet.anyBufferable.description})"
+            ))
         } else if (filter.exists(f => !f.deterministic) || (filter.isDefined && keepNulls)) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"collect_list(...) ${if (keepNulls) "RESPECT NULLS " else ""}FILTER " +
-              s"(WHERE ${filter.get.sql}) is not supported"))
+              s"collect_list(...) ${if (keepNulls) "RESPECT NULLS " else ""}FILTER " +
+                s"(WHERE ${filter.get.sql}) is not supported"))
         } else {
           val none = Literal.create(null, list.child.dataType)
           val input = filter.fold(list.child)(If(_, list.child, none))
@@ -68,6 +71,6 @@ object CollectListFamily extends BufferedFrameFamily[CollectListSpec] {
       .getOrElse(true)
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
-    "collect_list, array_agg", kind, FramePlanning.supported,
-    s"${TypeSet.anyBufferable.description}; RESPECT NULLS (Spark 4.3); FILTER (WHERE ...)"))
+      "collect_list, array_agg", kind, FramePlanning.supported,
+      s"${TypeSet.anyBufferable.description}; RESPECT NULLS (Spark 4.3); FILTER (WHERE ...)"))
 }

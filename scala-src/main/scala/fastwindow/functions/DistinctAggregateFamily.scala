@@ -27,11 +27,13 @@ final case class DistinctAggregateOf(
     input: Expression,
     filter: Option[Expression],
     ignoreNulls: Boolean,
-    fold: Option[DeclarativeAggregate]) extends Expression with Unevaluable {
+    fold: Option[DeclarativeAggregate])
+  extends Expression with Unevaluable {
   override def children: Seq[Expression] = input +: filter.toSeq
   override def dataType: DataType = fold.fold[DataType](IntegerType)(_.dataType)
   override def nullable: Boolean = fold.isDefined
-  override def prettyName: String = fold.fold("size(collect_set)")(f => s"${f.prettyName}(DISTINCT)")
+  override def prettyName: String =
+    fold.fold("size(collect_set)")(f => s"${f.prettyName}(DISTINCT)")
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): Expression =
     copy(input = c.head, filter = filter.map(_ => c(1)))
 }
@@ -46,7 +48,8 @@ final case class DistinctAggregateSpec(
     ordinal: Int,
     key: Expression,
     fold: Option[DeclarativeAggregate],
-    frame: FrameShape) extends BufferedFrameFunction {
+    frame: FrameShape)
+  extends BufferedFrameFunction {
   override def resultType: DataType = fold.fold[DataType](IntegerType)(_.dataType)
   override def value: Expression = key
   override def describe: String =
@@ -81,7 +84,8 @@ object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec
   }
 
   private def ofSet(set: Expression, fold: Option[DeclarativeAggregate]) = set match {
-    case w @ WindowExpression(AggregateExpression(set: CollectSet, Complete, false, filter, _), _) =>
+    case w @ WindowExpression(AggregateExpression(set: CollectSet, Complete, false, filter, _),
+          _) =>
       val ignoreNulls = CollectListFamily.ignoresNulls(set)
       Some(w.copy(windowFunction = DistinctAggregateOf(set.child, filter, ignoreNulls, fold)))
     case _ => None
@@ -97,17 +101,21 @@ object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec
       Some(
         if (filter.exists(f => !f.deterministic)) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
+              s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
         } else if (fold.isDefined) planFold(d, frame, orderSpec, ordinal)
         else if (!TypeSet.anyBufferable.contains(input.dataType) ||
-            !ClassicShim.isBinaryStable(input.dataType)) {
-          Left(FallbackReason(FallbackReason.UnsupportedType,
-            s"$name of type ${input.dataType.sql} is not supported yet (supported: " +
-              s"${TypeSet.anyBufferable.description}; strings of binary collations)"))
+          !ClassicShim.isBinaryStable(input.dataType)) {
+          Left(FallbackReason(
+              FallbackReason.UnsupportedType,
+              s"$name of type ${input.dataType.sql} is not supported yet (supported: " +
+                s"${TypeSet.anyBufferable.description}; strings of binary collations)"
+            ))
         } else if (!floatsCompareAsBytes(input)) {
-          Left(FallbackReason(FallbackReason.UnsupportedType,
-            s"$name of ${input.dataType.sql}: this Spark's collect_set keeps NaNs (and -0.0 " +
-              "and 0.0) apart as fastwindow does not; count(DISTINCT ...) OVER is supported"))
+          Left(FallbackReason(
+              FallbackReason.UnsupportedType,
+              s"$name of ${input.dataType.sql}: this Spark's collect_set keeps NaNs (and -0.0 " +
+                "and 0.0) apart as fastwindow does not; count(DISTINCT ...) OVER is supported"
+            ))
         } else {
           AggregateFamily.framed(name, frame, orderSpec) { shape =>
             DistinctAggregateSpec(ordinal, key(input, filter, ignoreNulls), None, shape)
@@ -132,12 +140,12 @@ object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec
     val f = d.fold.get
     val sumType = f.aggBufferAttributes.find(_.name == "sum").map(_.dataType)
     def unsupported(why: String) = Left(FallbackReason(FallbackReason.UnsupportedType,
-      s"${d.prettyName} of ${d.input.dataType.sql}: $why"))
+        s"${d.prettyName} of ${d.input.dataType.sql}: $why"))
     if (!f.aggBufferAttributes.forall(a => Seq("sum", "count", "isEmpty").contains(a.name)) ||
-        !sumType.exists(t => t == LongType || t == DoubleType || t.isInstanceOf[DecimalType])) {
+      !sumType.exists(t => t == LongType || t == DoubleType || t.isInstanceOf[DecimalType])) {
       unsupported("only sums of numbers are supported (tinyint to bigint, float, double, decimal)")
     } else if (d.input.dataType.isInstanceOf[DecimalType] &&
-        d.input.dataType.asInstanceOf[DecimalType].precision > DecimalType.MAX_PRECISION - 10) {
+      d.input.dataType.asInstanceOf[DecimalType].precision > DecimalType.MAX_PRECISION - 10) {
       unsupported(s"decimals of more than ${DecimalType.MAX_PRECISION - 10} digits may overflow")
     } else if (FloatingValues.in(d.input.dataType) && !normalized(d.input)) {
       unsupported("the values are not normalized (-0.0 and 0.0 apart)")
@@ -193,9 +201,9 @@ object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec
   private def normalizedStruct(e: Expression): Boolean = e match {
     case If(_, value, Literal(null, _)) => normalizedStruct(value)
     case CreateNamedStruct(fields) => fields.grouped(2).forall { case Seq(_, value) =>
-      !FloatingValues.in(value.dataType) || value.foldable ||
+        !FloatingValues.in(value.dataType) || value.foldable ||
         value.isInstanceOf[KnownFloatingPointNormalized]
-    }
+      }
     case _ => false
   }
 
@@ -212,17 +220,26 @@ object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec
       set.eval(buffer).asInstanceOf[ArrayData].numElements()
     }
     setSize(DoubleType, doubles) == 2 &&
-      setSize(new StructType().add("v", DoubleType), doubles.map(InternalRow(_))) == 2
+    setSize(new StructType().add("v", DoubleType), doubles.map(InternalRow(_))) == 2
   }
 
-  override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
-    "size(collect_set(...)), count(DISTINCT ...)", kind, FramePlanning.supported,
-    s"${TypeSet.anyBufferable.description}; strings of binary collations; FILTER (WHERE ...); " +
-      "count(DISTINCT ...) of one or more columns (an extension: Spark rejects it, fastwindow " +
-      "rewrites it); floating values of size(collect_set) from Spark 4.2 (earlier sets keep " +
-      "NaNs apart)"),
-    SupportEntry("sum(DISTINCT ...), avg(DISTINCT ...)", kind, FramePlanning.supported,
+  override def supportEntries: Seq[SupportEntry] = Seq(
+    SupportEntry(
+      "size(collect_set(...)), count(DISTINCT ...)",
+      kind,
+      FramePlanning.supported,
+      s"${TypeSet.anyBufferable.description}; strings of binary collations; FILTER (WHERE ...); " +
+        "count(DISTINCT ...) of one or more columns (an extension: Spark rejects it, fastwindow " +
+        "rewrites it); floating values of size(collect_set) from Spark 4.2 (earlier sets keep " +
+        "NaNs apart)"
+    ),
+    SupportEntry(
+      "sum(DISTINCT ...), avg(DISTINCT ...)",
+      kind,
+      FramePlanning.supported,
       "tinyint, smallint, int, bigint, float, double, decimal (up to 28 digits); FILTER (WHERE " +
-      "...); an extension: Spark rejects them, fastwindow rewrites them into a fold of sum/avg " +
-      "over the frame's set; bigint partitions that could overflow go to Spark"))
+        "...); an extension: Spark rejects them, fastwindow rewrites them into a fold of sum/avg " +
+        "over the frame's set; bigint partitions that could overflow go to Spark"
+    )
+  )
 }

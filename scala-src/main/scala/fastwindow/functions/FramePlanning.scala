@@ -64,11 +64,11 @@ object FramePlanning {
   /** The RANGE edges with value offsets of a sliding frame, lower first. */
   def requests(frame: FrameShape, layout: ColumnLayout): Seq[RangeEdgeRequest] = frame match {
     case r: FrameShape.SlidingRange => r.edges.collect { case RangeEdge.Offset(bound) =>
-      val key = r.key.get
-      RangeEdgeRequest(bound, layout.bind(key.child), key)
-    }
+        val key = r.key.get
+        RangeEdgeRequest(bound, layout.bind(key.child), key)
+      }
     case FrameShape.WholePartition | FrameShape.RunningRows | FrameShape.RunningRange |
-         _: FrameShape.SlidingRows => Nil
+        _: FrameShape.SlidingRows => Nil
   }
 
   def locator(frame: FrameShape, ops: FunctionOps, peers: PeerGroups): FrameLocator =
@@ -97,20 +97,20 @@ object FramePlanning {
       orderSpec: Seq[SortOrder]): Either[String, FrameShape] = {
     val key = orderSpec match {
       case Seq(only) => Some(only)
-      case _ => None  // Spark's analyzer allows value offsets with exactly one ORDER BY key
+      case _ => None // Spark's analyzer allows value offsets with exactly one ORDER BY key
     }
     def edge(bound: Expression): Either[String, RangeEdge] = bound match {
       case UnboundedPreceding | UnboundedFollowing => Right(RangeEdge.Unbounded)
       case CurrentRow => Right(RangeEdge.CurrentRow)
       case offset => key match {
-        case Some(k) if !TypeSet.rangeKey.contains(k.dataType) =>
-          // The key is often an alias the analyzer made (_w0), so only its type is named.
-          Left(s"its ORDER BY key has type ${k.dataType.sql} (supported RANGE offset key " +
-            s"types: ${TypeSet.rangeKey.description})")
-        case Some(k) => edgeBound(k, offset).map(RangeEdge.Offset).toRight(
-          s"an offset of type ${offset.dataType.sql} on a key of type ${k.dataType.sql}")
-        case None => Left("a RANGE offset without exactly one ORDER BY key")
-      }
+          case Some(k) if !TypeSet.rangeKey.contains(k.dataType) =>
+            // The key is often an alias the analyzer made (_w0), so only its type is named.
+            Left(s"its ORDER BY key has type ${k.dataType.sql} (supported RANGE offset key " +
+              s"types: ${TypeSet.rangeKey.description})")
+          case Some(k) => edgeBound(k, offset).map(RangeEdge.Offset).toRight(
+              s"an offset of type ${offset.dataType.sql} on a key of type ${k.dataType.sql}")
+          case None => Left("a RANGE offset without exactly one ORDER BY key")
+        }
     }
     for (l <- edge(lower); u <- edge(upper)) yield {
       val valueKey = if (Seq(l, u).exists(_.isInstanceOf[RangeEdge.Offset])) key else None
@@ -151,10 +151,11 @@ object FramePlanning {
   private def rowOffset(bound: Expression): Option[Option[Int]] = bound match {
     case UnboundedPreceding | UnboundedFollowing => Some(None)
     case CurrentRow => Some(Some(0))
-    case e if e.foldable => e.eval() match {
-      case o: Int => Some(Some(o))
-      case _ => None
-    }
+    case e if e.foldable =>
+      e.eval() match {
+        case o: Int => Some(Some(o))
+        case _ => None
+      }
     case _ => None
   }
 }

@@ -84,7 +84,7 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specTag: ClassTag[S]) 
  * kernel reads that value's column and the frame's RANGE edges, nothing else.
  */
 abstract class BufferedFrameFamily[S <: BufferedFrameFunction](implicit specTag: ClassTag[S])
-    extends FunctionFamily[S] {
+  extends FunctionFamily[S] {
   override def requests(spec: S, layout: ColumnLayout): FunctionRequests =
     FunctionRequests(
       values = Seq(ValueRequest(layout.bind(spec.value), None, spec.value.dataType, 0)),
@@ -106,7 +106,8 @@ object TypeSet {
       case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
       case _: DecimalType => true
       case _ => false
-    })
+    }
+  )
 
   /** What sum and avg add: numbers and ANSI intervals (added with Spark's overflow check). */
   val summable: TypeSet = TypeSet(
@@ -135,7 +136,8 @@ object TypeSet {
       case BooleanType | BinaryType | DateType | TimestampType | TimestampNTZType => true
       case _: YearMonthIntervalType | _: DayTimeIntervalType => true
       case other => numeric.contains(other)
-    })
+    }
+  )
 
   /**
    * ORDER BY key types whose peers fastwindow finds: orderable ones, structs and arrays of them
@@ -158,7 +160,8 @@ object TypeSet {
       case DateType | TimestampType | TimestampNTZType => true
       case _: YearMonthIntervalType | _: DayTimeIntervalType => true
       case other => numeric.contains(other)
-    })
+    }
+  )
 
   /**
    * Types whose equal values are equal bytes, so that values can be grouped by hashing their
@@ -171,11 +174,12 @@ object TypeSet {
       "strings of binary collations",
     {
       case BooleanType | ByteType | ShortType | IntegerType | LongType | DateType | TimestampType |
-           TimestampNTZType | BinaryType | _: DecimalType | _: YearMonthIntervalType |
-           _: DayTimeIntervalType => true
+          TimestampNTZType | BinaryType | _: DecimalType | _: YearMonthIntervalType |
+          _: DayTimeIntervalType => true
       case s: StringType => ClassicShim.isBinaryStable(s)
       case _ => false
-    })
+    }
+  )
 
   val anyBufferable: TypeSet = TypeSet(
     "any type except variant, user-defined and object types",

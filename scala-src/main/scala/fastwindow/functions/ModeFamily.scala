@@ -25,7 +25,8 @@ final case class ModeSpec(
     key: Expression,
     tieBreak: Option[Boolean],
     resultType: DataType,
-    frame: FrameShape) extends BufferedFrameFunction {
+    frame: FrameShape)
+  extends BufferedFrameFunction {
   override def value: Expression = key
   override def describe: String = s"mode over ${frame.sql}"
 }
@@ -51,12 +52,12 @@ object ModeFamily extends BufferedFrameFamily[ModeSpec] {
       val t = mode.child.dataType
       Some(
         if (!TypeSet.anyBufferable.contains(t) || FloatingValues.in(t) ||
-            holdsMaps(t) || !ClassicShim.isBinaryStable(t)) {
+          holdsMaps(t) || !ClassicShim.isBinaryStable(t)) {
           Left(FallbackReason(FallbackReason.UnsupportedType,
-            s"mode of type ${t.sql} is not supported yet (supported: $inputs)"))
+              s"mode of type ${t.sql} is not supported yet (supported: $inputs)"))
         } else if (filter.exists(f => !f.deterministic)) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"mode FILTER (WHERE ${filter.get.sql}) is not supported"))
+              s"mode FILTER (WHERE ${filter.get.sql}) is not supported"))
         } else {
           AggregateFamily.framed("mode", frame, orderSpec) { shape =>
             ModeSpec(ordinal, key(mode.child, filter), reverse(mode).map(!_), t, shape)
@@ -90,13 +91,22 @@ object ModeFamily extends BufferedFrameFamily[ModeSpec] {
       .getOrElse(None)
 
   override def kernel(spec: ModeSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
-    new ModeKernel(FramePlanning.movingLocator(spec.frame, ops, _), peers, ops.values.head,
-      spec.key.dataType, InterpretedOrdering.forSchema(Seq(spec.key.dataType)), spec.tieBreak,
-      spec.ordinal)
+    new ModeKernel(
+      FramePlanning.movingLocator(spec.frame, ops, _),
+      peers,
+      ops.values.head,
+      spec.key.dataType,
+      InterpretedOrdering.forSchema(Seq(spec.key.dataType)),
+      spec.tieBreak,
+      spec.ordinal
+    )
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
-    "mode", kind, FramePlanning.supported,
-    s"$inputs; FILTER (WHERE ...); ties broken by order (mode(x, true), WITHIN GROUP (ORDER BY " +
-      "x)); a partition where plain mode(x) has a tie, which Spark breaks by its hash map's " +
-      "order, is handed to Spark"))
+      "mode",
+      kind,
+      FramePlanning.supported,
+      s"$inputs; FILTER (WHERE ...); ties broken by order (mode(x, true), WITHIN GROUP (ORDER BY " +
+        "x)); a partition where plain mode(x) has a tie, which Spark breaks by its hash map's " +
+        "order, is handed to Spark"
+    ))
 }

@@ -17,6 +17,7 @@ final case class NthValueSpec(ordinal: Int, function: NthValue, frame: FrameShap
   override def needsPeers: Boolean = frame.needsPeers
   override def inputs: Seq[Expression] =
     Seq(function.input).filterNot(_.foldable) ++ frame.rangeKeyInput
+
   /** Over a sliding frame the row is found by position in a buffered partition (see [[NthRow]]). */
   override def streamBounds: Option[StreamBounds] =
     if (frame.isSliding) None else frame.aggregateStreamBounds
@@ -44,9 +45,11 @@ object NthValueFamily extends FunctionFamily[NthValueSpec] {
     case n: NthValue =>
       Some(
         if (!TypeSet.anyBufferable.contains(n.input.dataType)) {
-          Left(FallbackReason(FallbackReason.UnsupportedType,
-            s"nth_value of type ${n.input.dataType.sql} is not supported " +
-              s"(supported input types: ${TypeSet.anyBufferable.description})"))
+          Left(FallbackReason(
+              FallbackReason.UnsupportedType,
+              s"nth_value of type ${n.input.dataType.sql} is not supported " +
+                s"(supported input types: ${TypeSet.anyBufferable.description})"
+            ))
         } else AggregateFamily.framed("nth_value", frame, orderSpec)(NthValueSpec(ordinal, n, _)))
     case _ => None
   }
@@ -55,7 +58,7 @@ object NthValueFamily extends FunctionFamily[NthValueSpec] {
     if (spec.frame.isSliding) {
       FunctionRequests(
         values = Seq(ValueRequest(layout.bind(spec.function.input), None, spec.resultType,
-          spec.ordinal)),
+            spec.ordinal)),
         rangeEdges = FramePlanning.requests(spec.frame, layout))
     } else {
       FunctionRequests(aggregates = Seq(AggregateFamily.exact(spec.function, layout, spec.ordinal)))
@@ -71,5 +74,5 @@ object NthValueFamily extends FunctionFamily[NthValueSpec] {
     } else AggregateFamily.kernelOver(spec.frame, ops, peers)
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry("nth_value", kind,
-    FramePlanning.supported, s"${TypeSet.anyBufferable.description}; any offset, IGNORE NULLS"))
+      FramePlanning.supported, s"${TypeSet.anyBufferable.description}; any offset, IGNORE NULLS"))
 }

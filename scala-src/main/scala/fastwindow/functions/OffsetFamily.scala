@@ -21,10 +21,12 @@ final case class OffsetSpec(
     input: Expression,
     offset: Int,
     default: Option[Expression],
-    ignoreNulls: Boolean) extends FunctionSpec {
+    ignoreNulls: Boolean)
+  extends FunctionSpec {
   override def resultType: DataType = input.dataType
   override def needsPeers: Boolean = false
   override def inputs: Seq[Expression] = (input +: default.toSeq).filterNot(_.foldable)
+
   /** IGNORE NULLS may look arbitrarily far for the |offset|-th non-null value. */
   override def streamBounds: Option[StreamBounds] =
     if (ignoreNulls && offset != 0) None else Some(StreamBounds.ofOffsets(offset, offset))
@@ -48,30 +50,33 @@ object OffsetFamily extends FunctionFamily[OffsetSpec] {
     case _ => None
   }
 
-  private def offsetSpec(f: FrameLessOffsetWindowFunction, ordinal: Int)
-      : Either[FallbackReason, OffsetSpec] = {
+  private def offsetSpec(
+      f: FrameLessOffsetWindowFunction, ordinal: Int): Either[FallbackReason, OffsetSpec] = {
     val name = f.prettyName
     val offset = if (f.offset.foldable) f.offset.eval() else null
     val default = Option(f.default).filterNot(d => d.foldable && d.eval() == null)
     offset match {
       case _: Int if !TypeSet.anyBufferable.contains(f.input.dataType) =>
         Left(FallbackReason(FallbackReason.UnsupportedType,
-          s"$name of type ${f.input.dataType.sql} is not supported"))
+            s"$name of type ${f.input.dataType.sql} is not supported"))
       // Nullability of nested fields may differ (ARRAY(9) is ARRAY<INT NOT NULL>): same values.
-      case _: Int if default.exists(d =>
-          !DataTypeUtils.equalsIgnoreNullability(d.dataType, f.input.dataType)) =>
-        Left(FallbackReason(FallbackReason.UnsupportedType,
-          s"$name with a default of type ${default.get.dataType.sql} for an input of type " +
-            s"${f.input.dataType.sql} is not supported"))
+      case _: Int
+          if default.exists(d =>
+            !DataTypeUtils.equalsIgnoreNullability(d.dataType, f.input.dataType)) =>
+        Left(FallbackReason(
+            FallbackReason.UnsupportedType,
+            s"$name with a default of type ${default.get.dataType.sql} for an input of type " +
+              s"${f.input.dataType.sql} is not supported"
+          ))
       case o: Int => Right(OffsetSpec(ordinal, name, f.input, o, default, f.ignoreNulls))
       case _ => Left(FallbackReason(FallbackReason.UnsupportedArgument,
-        s"$name with a non-constant offset ${f.offset.sql} is not supported"))
+            s"$name with a non-constant offset ${f.offset.sql} is not supported"))
     }
   }
 
   override def requests(spec: OffsetSpec, layout: ColumnLayout): FunctionRequests =
     FunctionRequests(values = Seq(ValueRequest(
-      layout.bind(spec.input), spec.default.map(layout.bind), spec.resultType, spec.ordinal)))
+        layout.bind(spec.input), spec.default.map(layout.bind), spec.resultType, spec.ordinal)))
 
   override def kernel(spec: OffsetSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new OffsetKernel(spec.offset, spec.ignoreNulls, ops.values.head)

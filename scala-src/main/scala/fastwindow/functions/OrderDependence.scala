@@ -23,7 +23,8 @@ sealed abstract class OrderDependence(val description: String) extends Serializa
    */
   def perKey: Boolean = this match {
     case OrderDependence.Free | OrderDependence.FreeWithinLong => true
-    case OrderDependence.FreeUntilOverflow | OrderDependence.Positional | OrderDependence.Rounding => false
+    case OrderDependence.FreeUntilOverflow | OrderDependence.Positional | OrderDependence.Rounding =>
+      false
   }
 
   /** Whether another grouping of the same rows may round differently (floating point). */
@@ -32,7 +33,8 @@ sealed abstract class OrderDependence(val description: String) extends Serializa
   /** How two partial states, of rows before and of rows after, merge into the state of both. */
   def merge: OrderDependence.Merge = this match {
     case OrderDependence.Free => OrderDependence.Exact
-    case OrderDependence.FreeWithinLong | OrderDependence.FreeUntilOverflow => OrderDependence.ExactBelowOverflow
+    case OrderDependence.FreeWithinLong | OrderDependence.FreeUntilOverflow =>
+      OrderDependence.ExactBelowOverflow
     case OrderDependence.Positional => OrderDependence.ExactInRowOrder
     case OrderDependence.Rounding => OrderDependence.WithinRounding
   }
@@ -51,7 +53,7 @@ object OrderDependence {
    * where it overflows (an error, or null).
    */
   case object FreeWithinLong
-      extends OrderDependence("free of the rows' order while its partial sums fit in a long")
+    extends OrderDependence("free of the rows' order while its partial sums fit in a long")
 
   /**
    * Sums that check overflow (decimals of more than 28 digits, ANSI intervals): the order decides
@@ -59,7 +61,7 @@ object OrderDependence {
    * Spark's order ([[SlidingGuard]]).
    */
   case object FreeUntilOverflow
-      extends OrderDependence("free of the rows' order unless a partial sum overflows")
+    extends OrderDependence("free of the rows' order unless a partial sum overflows")
 
   /**
    * The rows' positions decide the result: first and last, and ties between equal values of
@@ -74,13 +76,17 @@ object OrderDependence {
 
   /** How partial states merge. */
   sealed trait Merge
+
   /** Into exactly the state of all the rows. */
   case object Exact extends Merge
+
   /** Into exactly the state of all the rows unless a partial sum overflows, which a guard of the
    * sums' magnitudes must rule out ([[SlidingGuard]], the hash window's integral sum guard). */
   case object ExactBelowOverflow extends Merge
+
   /** Into exactly the state of all the rows when the earlier rows' state comes first. */
   case object ExactInRowOrder extends Merge
+
   /** Into the state of all the rows within float rounding. */
   case object WithinRounding extends Merge
 }

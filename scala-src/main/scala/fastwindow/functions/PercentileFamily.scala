@@ -31,7 +31,8 @@ final case class PercentileSpec(
     discrete: Boolean,
     legacyDiscrete: Boolean,
     reverse: Boolean,
-    frame: FrameShape) extends BufferedFrameFunction {
+    frame: FrameShape)
+  extends BufferedFrameFunction {
   override def resultType: DataType = if (asArray) ArrayType(DoubleType, false) else DoubleType
   override def value: Expression = input
   override def describe: String = s"$name over ${frame.sql}"
@@ -50,7 +51,8 @@ object PercentileFamily extends BufferedFrameFamily[PercentileSpec] {
       case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
       case d: DecimalType => d.precision <= Decimal.MAX_LONG_DIGITS
       case _ => false
-    })
+    }
+  )
 
   override def kind: String = "aggregate (holistic)"
   override def runsAggregates: Boolean = true
@@ -72,20 +74,20 @@ object PercentileFamily extends BufferedFrameFamily[PercentileSpec] {
       Some(
         if (!inputTypes.contains(p.child.dataType)) {
           Left(FallbackReason(FallbackReason.UnsupportedType,
-            s"$name of type ${p.child.dataType.sql} is not supported yet " +
-              s"(supported input types: ${inputTypes.description})"))
+              s"$name of type ${p.child.dataType.sql} is not supported yet " +
+                s"(supported input types: ${inputTypes.description})"))
         } else if (weight.isEmpty) {
           Left(FallbackReason(FallbackReason.UnsupportedArgument,
-            s"$name with a frequency that is not a constant is not supported yet"))
+              s"$name with a frequency that is not a constant is not supported yet"))
         } else if (weight.exists(_ < 0L)) {
           Left(FallbackReason(FallbackReason.UnsupportedArgument,
-            s"$name with a negative frequency fails in Spark; fastwindow leaves it to Spark"))
+              s"$name with a negative frequency fails in Spark; fastwindow leaves it to Spark"))
         } else if (lerpFromLower.isEmpty) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"$name: this Spark interpolates percentiles in a way fastwindow does not reproduce"))
+              s"$name: this Spark interpolates percentiles in a way fastwindow does not reproduce"))
         } else if (filter.exists(f => !f.deterministic)) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"$name(...) FILTER (WHERE ${filter.get.sql}) is not supported"))
+              s"$name(...) FILTER (WHERE ${filter.get.sql}) is not supported"))
         } else {
           val percentages = p.percentageExpression.eval() match {
             case d: Double => Seq(d)
@@ -99,18 +101,38 @@ object PercentileFamily extends BufferedFrameFamily[PercentileSpec] {
           val none = Literal.create(null, p.child.dataType)
           val input = if (weight.contains(0L)) none else filter.fold(p.child)(If(_, p.child, none))
           AggregateFamily.framed(name, frame, orderSpec) { shape =>
-            PercentileSpec(ordinal, name, input, math.max(weight.get, 1L), percentages,
+            PercentileSpec(
+              ordinal,
+              name,
+              input,
+              math.max(weight.get, 1L),
+              percentages,
               asArray = p.percentageExpression.dataType.isInstanceOf[ArrayType],
-              lerpFromLower.get, discrete, legacy, p.reverse, shape)
+              lerpFromLower.get,
+              discrete,
+              legacy,
+              p.reverse,
+              shape
+            )
           }
         })
     case _ => None
   }
 
   override def kernel(spec: PercentileSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
-    new PercentileKernel(FramePlanning.movingLocator(spec.frame, ops, peers), ops.values.head, spec.input.dataType,
-      spec.weight, spec.percentages.toArray, spec.lerpFromLower, spec.discrete,
-      spec.legacyDiscrete, spec.reverse, spec.asArray, spec.ordinal)
+    new PercentileKernel(
+      FramePlanning.movingLocator(spec.frame, ops, peers),
+      ops.values.head,
+      spec.input.dataType,
+      spec.weight,
+      spec.percentages.toArray,
+      spec.lerpFromLower,
+      spec.discrete,
+      spec.legacyDiscrete,
+      spec.reverse,
+      spec.asArray,
+      spec.ordinal
+    )
 
   /**
    * How the running Spark interpolates between two neighbouring values: `lower + f * (higher -
@@ -132,8 +154,11 @@ object PercentileFamily extends BufferedFrameFamily[PercentileSpec] {
   }
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
-    "percentile, median, percentile_cont, percentile_disc", kind, FramePlanning.supported,
-    s"${inputTypes.description}; one or an array of percentages; constant frequency; " +
-      "FILTER (WHERE ...); median, percentile_cont and percentile_disc (WITHIN GROUP, ASC or " +
-      "DESC) only over whole partitions, as Spark allows"))
+      "percentile, median, percentile_cont, percentile_disc",
+      kind,
+      FramePlanning.supported,
+      s"${inputTypes.description}; one or an array of percentages; constant frequency; " +
+        "FILTER (WHERE ...); median, percentile_cont and percentile_disc (WITHIN GROUP, ASC or " +
+        "DESC) only over whole partitions, as Spark allows"
+    ))
 }

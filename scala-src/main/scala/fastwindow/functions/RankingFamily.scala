@@ -41,10 +41,10 @@ object RankingFamily extends FunctionFamily[RankingSpec] {
     case _: PercentRank => Some(Right(RankingKind.PercentRank))
     case _: CumeDist => Some(Right(RankingKind.CumeDist))
     case n: NTile => Some(n.buckets.eval() match {
-      case b: Int if b > 0 => Right(RankingKind.NTile(b))
-      case other => Left(FallbackReason(FallbackReason.UnsupportedArgument,
-        s"ntile with buckets $other is not supported"))
-    })
+        case b: Int if b > 0 => Right(RankingKind.NTile(b))
+        case other => Left(FallbackReason(FallbackReason.UnsupportedArgument,
+              s"ntile with buckets $other is not supported"))
+      })
     case _ => None
   }
 
@@ -65,7 +65,7 @@ object RankingFamily extends FunctionFamily[RankingSpec] {
 
   override def supportEntries: Seq[SupportEntry] = RankingKind.all.map { k =>
     val inputs = if (k.needsPeers) s"ORDER BY keys of type: ${TypeSet.peerKey.description}"
-      else "none"
+    else "none"
     SupportEntry(k.sql, kind, Seq(WindowSupport.OwnFrame), inputs)
   }
 }

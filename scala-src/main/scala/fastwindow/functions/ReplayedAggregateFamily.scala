@@ -18,7 +18,8 @@ final case class ReplayedAggregateSpec(
     ordinal: Int,
     row: Expression,
     aggregate: TypedImperativeAggregate[_],
-    frame: FrameShape) extends BufferedFrameFunction {
+    frame: FrameShape)
+  extends BufferedFrameFunction {
   override def resultType: DataType = aggregate.dataType
   override def value: Expression = row
   override def describe: String = s"${aggregate.prettyName} over ${frame.sql}"
@@ -69,15 +70,16 @@ object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec
         read.find(c => !TypeSet.anyBufferable.contains(c.dataType)) match {
           case Some(c) =>
             Left(FallbackReason(FallbackReason.UnsupportedType,
-              s"$name of type ${c.dataType.sql} is not supported yet (supported: " +
-                s"${TypeSet.anyBufferable.description})"))
+                s"$name of type ${c.dataType.sql} is not supported yet (supported: " +
+                  s"${TypeSet.anyBufferable.description})"))
           case None if filter.exists(f => !f.deterministic) =>
             Left(FallbackReason(FallbackReason.UnsupportedFunction,
-              s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
+                s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
           case None =>
             val struct = CreateStruct(read)
-            val inputs = filter.fold[Expression](struct)(If(_, struct, Literal.create(null,
-              struct.dataType)))
+            val inputs = filter.fold[Expression](struct)(If(_, struct,
+                Literal.create(null,
+                  struct.dataType)))
             val fromStruct = BoundReference(0, struct.dataType, nullable = false)
             def fromRow(e: Expression): Expression = {
               val k = read.indexWhere(_ eq e)
@@ -95,14 +97,21 @@ object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec
   }
 
   override def kernel(spec: ReplayedAggregateSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
-    new ReplayedAggregateKernel(FramePlanning.movingLocator(spec.frame, ops, peers),
-      ops.values.head, spec.row.dataType.asInstanceOf[StructType],
-      spec.aggregate.asInstanceOf[TypedImperativeAggregate[Any]], spec.resultType, spec.ordinal)
+    new ReplayedAggregateKernel(
+      FramePlanning.movingLocator(spec.frame, ops, peers),
+      ops.values.head,
+      spec.row.dataType.asInstanceOf[StructType],
+      spec.aggregate.asInstanceOf[TypedImperativeAggregate[Any]],
+      spec.resultType,
+      spec.ordinal
+    )
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
-    "collect_set (its array), histogram_numeric, listagg, string_agg (Spark 4.0+)", kind,
-    FramePlanning.supported,
-    s"${TypeSet.anyBufferable.description}; FILTER (WHERE ...); Spark's own aggregate over " +
-      "each frame's rows in order, at Spark's cost (O(w) per row for moving frames): results " +
-      "exactly Spark's, and the window's other functions run on fastwindow"))
+      "collect_set (its array), histogram_numeric, listagg, string_agg (Spark 4.0+)",
+      kind,
+      FramePlanning.supported,
+      s"${TypeSet.anyBufferable.description}; FILTER (WHERE ...); Spark's own aggregate over " +
+        "each frame's rows in order, at Spark's cost (O(w) per row for moving frames): results " +
+        "exactly Spark's, and the window's other functions run on fastwindow"
+    ))
 }

@@ -10,7 +10,8 @@ import fastwindow.model.{FallbackReason, FrameShape, FunctionSpec, StreamBounds}
 import fastwindow.ops.{FunctionOps, FunctionRequests}
 
 /** A window function Spark evaluates row by row over the running ROWS frame (see below). */
-final case class RowByRowSpec(ordinal: Int, function: AggregateWindowFunction) extends FunctionSpec {
+final case class RowByRowSpec(ordinal: Int, function: AggregateWindowFunction)
+  extends FunctionSpec {
   override def resultType: DataType = function.dataType
   override def inputs: Seq[Expression] = function.children.filterNot(_.foldable)
   override def needsPeers: Boolean = false
@@ -44,18 +45,24 @@ object RowByRowFamily extends FunctionFamily[RowByRowSpec] {
     case f: AggregateWindowFunction =>
       def unsupported(why: String, id: String = FallbackReason.UnsupportedFunction) =
         Some(Left(FallbackReason(id, s"${f.prettyName} $why")))
-      val badInput = f.children.find(c => !c.foldable && !TypeSet.anyBufferable.contains(c.dataType))
+      val badInput =
+        f.children.find(c => !c.foldable && !TypeSet.anyBufferable.contains(c.dataType))
       if (f.isInstanceOf[SizeBasedWindowFunction]) {
         unsupported("reads its partition's size, which is not supported yet")
       } else if (!f.deterministic) {
         unsupported("is not deterministic")
       } else if (FramePlanning.shape(frame, orderSpec) != Right(FrameShape.RunningRows)) {
-        unsupported(s"over the frame ${FramePlanning.sql(frame)} is not supported " +
-          s"(supported: ${FrameShape.RunningRows.sql}, its own frame)", FallbackReason.UnsupportedFrame)
+        unsupported(
+          s"over the frame ${FramePlanning.sql(frame)} is not supported " +
+            s"(supported: ${FrameShape.RunningRows.sql}, its own frame)",
+          FallbackReason.UnsupportedFrame
+        )
       } else badInput match {
-        case Some(c) => Some(Left(FallbackReason(FallbackReason.UnsupportedType,
-          s"${f.prettyName} of type ${c.dataType.sql} is not supported " +
-            s"(supported input types: ${TypeSet.anyBufferable.description})")))
+        case Some(c) => Some(Left(FallbackReason(
+                FallbackReason.UnsupportedType,
+                s"${f.prettyName} of type ${c.dataType.sql} is not supported " +
+                  s"(supported input types: ${TypeSet.anyBufferable.description})"
+              )))
         case None => Some(Right(RowByRowSpec(ordinal, f)))
       }
     case _ => None
@@ -68,6 +75,9 @@ object RowByRowFamily extends FunctionFamily[RowByRowSpec] {
     new AggregateKernel.RunningRows(ops.aggregates.head)
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
-    "counter_diff (Spark 4.3), and other row-by-row window functions", kind,
-    Seq(WindowSupport.OwnFrame), s"${TypeSet.anyBufferable.description} (Spark's own checks)"))
+      "counter_diff (Spark 4.3), and other row-by-row window functions",
+      kind,
+      Seq(WindowSupport.OwnFrame),
+      s"${TypeSet.anyBufferable.description} (Spark's own checks)"
+    ))
 }

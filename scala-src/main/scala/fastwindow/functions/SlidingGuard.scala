@@ -1,7 +1,9 @@
 package fastwindow.functions
 
-import org.apache.spark.sql.catalyst.expressions.{Abs, Add, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal, Log}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, CentralMomentAgg, DeclarativeAggregate, Product, Sum}
+import org.apache.spark.sql.catalyst
+  .expressions.{Abs, Add, AttributeReference, BindReferences, Cast, Coalesce, EvalMode, Expression, GreaterThanOrEqual, Literal, Log}
+import org.apache.spark.sql.catalyst.expressions
+  .aggregate.{Average, CentralMomentAgg, DeclarativeAggregate, Product, Sum}
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
 
@@ -51,11 +53,13 @@ object SlidingGuard {
    */
   val sums: GuardOf = {
     case i if IntervalSums.summed(i) =>
-      Some(Guard(IntervalSumPartial(i), IntervalBits(i.children.head), IntervalSums.safeMagnitude(i)))
-    case s: Sum if s.dataType.isInstanceOf[DecimalType] ||
-        (s.dataType == LongType && ArithmeticShim.evalMode(s) != EvalMode.LEGACY) =>
+      Some(Guard(IntervalSumPartial(i), IntervalBits(i.children.head),
+          IntervalSums.safeMagnitude(i)))
+    case s: Sum
+        if s.dataType.isInstanceOf[DecimalType] ||
+          (s.dataType == LongType && ArithmeticShim.evalMode(s) != EvalMode.LEGACY) =>
       Some(Guard(ArithmeticShim.withEvalMode(s, EvalMode.LEGACY), s.child,
-        safeMagnitude(s.dataType)))
+          safeMagnitude(s.dataType)))
     case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
       Some(Guard(a.copy(evalMode = EvalMode.LEGACY), a.child, safeMagnitude(a.sumDataType)))
     case _ => None
@@ -144,8 +148,8 @@ object SlidingGuard {
    */
   private val ProductSafeLogMagnitude = 600.0
 
-  private def checked(guard: Guard, columns: Seq[AttributeReference], ordinal: Int)
-      : AggregateRequest = {
+  private def checked(
+      guard: Guard, columns: Seq[AttributeReference], ordinal: Int): AggregateRequest = {
     val magnitude = ArithmeticShim.sum(Abs(Cast(guard.watched, DoubleType)), EvalMode.LEGACY)
     val partial = BoundAggregate.of(Seq(guard.partial, magnitude), columns)
     val nearLimit = GreaterThanOrEqual(

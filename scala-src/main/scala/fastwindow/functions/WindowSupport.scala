@@ -26,9 +26,20 @@ object WindowSupport {
    * the window functions the ones before it do not take.
    */
   val families: Seq[FunctionFamily[_ <: FunctionSpec]] =
-    Seq(RankingFamily, OffsetFamily, PercentileFamily, ModeFamily, DistinctAggregateFamily,
-      ApproxCountDistinctFamily, ApproxPercentileFamily, CollectListFamily,
-      ReplayedAggregateFamily, AggregateFamily, NthValueFamily, RowByRowFamily)
+    Seq(
+      RankingFamily,
+      OffsetFamily,
+      PercentileFamily,
+      ModeFamily,
+      DistinctAggregateFamily,
+      ApproxCountDistinctFamily,
+      ApproxPercentileFamily,
+      CollectListFamily,
+      ReplayedAggregateFamily,
+      AggregateFamily,
+      NthValueFamily,
+      RowByRowFamily
+    )
 
   /** How the support table shows the frame of functions that have their own. */
   val OwnFrame = "its own (set by Spark)"
@@ -92,22 +103,25 @@ object WindowSupport {
       }
       if (withoutFunctions.references.isEmpty) None
       else Some(FallbackReason(FallbackReason.UnsupportedExpression,
-        s"window expression ${e.sql} also reads input columns, which is not supported yet"))
+          s"window expression ${e.sql} also reads input columns, which is not supported yet"))
     case other => Some(FallbackReason(FallbackReason.UnsupportedExpression,
-      s"window expression ${other.sql} is not an aliased window function"))
+          s"window expression ${other.sql} is not an aliased window function"))
   }
 
-  private def functionSpec(w: WindowExpression, ordinal: Int): Either[FallbackReason, FunctionSpec] =
+  private def functionSpec(
+      w: WindowExpression, ordinal: Int): Either[FallbackReason, FunctionSpec] =
     w.windowSpec.frameSpecification match {
       case frame: SpecifiedWindowFrame =>
         families.iterator
           .flatMap(_.plan(w.windowFunction, frame, w.windowSpec.orderSpec, ordinal))
           .collectFirst { case planned => planned }
-          .getOrElse(Left(FallbackReason(FallbackReason.UnsupportedFunction,
-            s"window function ${w.windowFunction.prettyName} is not supported yet " +
-              s"(supported: ${families.flatMap(_.sqlNames).mkString(", ")})")))
+          .getOrElse(Left(FallbackReason(
+                FallbackReason.UnsupportedFunction,
+                s"window function ${w.windowFunction.prettyName} is not supported yet " +
+                  s"(supported: ${families.flatMap(_.sqlNames).mkString(", ")})"
+              )))
       case other => Left(FallbackReason(FallbackReason.UnsupportedFrame,
-        s"window frame $other is not resolved"))
+            s"window frame $other is not resolved"))
     }
 
   /** Peers are found by comparing order keys, which needs an ordering fastwindow implements. */
@@ -115,8 +129,10 @@ object WindowSupport {
     if (!plan.needsPeers) None
     else plan.orderSpec.find(o => !TypeSet.peerKey.contains(o.dataType)).map { o =>
       val user = plan.functions.find(_.needsPeers).map(_.describe).getOrElse("")
-      FallbackReason(FallbackReason.UnsupportedOrderKey,
+      FallbackReason(
+        FallbackReason.UnsupportedOrderKey,
         s"$user needs peers of ORDER BY ${o.child.sql} of type ${o.dataType.sql}, " +
-          s"which is not supported yet (supported order key types: ${TypeSet.peerKey.description})")
+          s"which is not supported yet (supported order key types: ${TypeSet.peerKey.description})"
+      )
     }
 }

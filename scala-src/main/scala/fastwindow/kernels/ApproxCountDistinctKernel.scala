@@ -28,18 +28,23 @@ final class ApproxCountDistinctKernel(
     input: ValueOps,
     inputType: DataType,
     sketch: HyperLogLogPlusPlusHelper,
-    ordinal: Int) extends Kernel {
+    ordinal: Int)
+  extends Kernel {
   import ApproxCountDistinctKernel._
 
   private val words = sketch.numWords
   private val scratch = new SpecificInternalRow(Seq(inputType))
+
   /** The frame's sketch, as Spark's buffer holds it. */
   private val registers = emptySketch(words)
+
   /** A sketch of one value, to see which register Spark's update sets. */
   private val probe = emptySketch(words)
   private val maxima = new RegisterMaxima(words * PerWord, RegisterMask.toInt)
+
   /** Per buffered row, `register << 8 | value` of its value, -1 where it has none. */
   private var pairs = new Array[Int](16)
+
   /** Rows `[lo, hi)` are in `maxima`; `estimate` is theirs unless `stale`. */
   private var lo = 0
   private var hi = 0

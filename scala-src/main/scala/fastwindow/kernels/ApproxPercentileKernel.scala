@@ -34,17 +34,21 @@ final class ApproxPercentileKernel(
     accuracy: Long,
     scalar: ApproximatePercentile,
     asArray: Boolean,
-    ordinal: Int) extends RankedFrameKernel(locator(peers), input, inputType, 1L) {
+    ordinal: Int)
+  extends RankedFrameKernel(locator(peers), input, inputType, 1L) {
 
   private val relativeError = 1.0 / accuracy
+
   /** The most values a frame may hold for Spark's sketch to keep them all. */
   private val exactUpTo = {
     var c = math.max(math.floor(1.0 / (2 * relativeError)).toLong - 2, 0L)
     while (math.floor(2 * relativeError * (c + 1)).toLong == 0L) c += 1
     c
   }
-  private val writeResult = new ValueWriter(ordinal, if (asArray) ArrayType(inputType, false) else inputType)
+  private val writeResult =
+    new ValueWriter(ordinal, if (asArray) ArrayType(inputType, false) else inputType)
   private val results = new Array[Any](percentages.length)
+
   /** Each rank's value as Spark returns it, converted once. */
   private var converted = new Array[Any](16)
   private var values = 0L

@@ -21,7 +21,8 @@ final class CollectListKernel(
     input: ValueOps,
     elementType: DataType,
     keepNulls: Boolean,
-    ordinal: Int) extends Kernel {
+    ordinal: Int)
+  extends Kernel {
 
   private val scratch = new SpecificInternalRow(Seq(elementType))
   private var elements = new Array[Any](16)

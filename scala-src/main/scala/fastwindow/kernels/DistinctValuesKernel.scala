@@ -31,7 +31,8 @@ final class DistinctValuesKernel(
     key: ValueOps,
     keyType: DataType,
     fold: Option[DistinctValuesKernel.Fold],
-    ordinal: Int) extends Kernel {
+    ordinal: Int)
+  extends Kernel {
 
   private val ids = new ValueIds(key, keyType)
   private val counts = new DistinctCounts
@@ -39,6 +40,7 @@ final class DistinctValuesKernel(
   private val valueType = keyType.asInstanceOf[StructType].head.dataType
   private val buffer = fold.map(f => new SpecificInternalRow(f.bufferTypes))
   private val writeResult = fold.map(f => new ValueWriter(ordinal, f.evaluate.dataType))
+
   /** Rows `[lo, hi)` are in `counts`. */
   private var lo = 0
   private var hi = 0
@@ -49,7 +51,8 @@ final class DistinctValuesKernel(
     ids.assign(n)
     for (s <- sums) {
       s.reset(ids.count)
-      (0 until ids.count).foreach(id => s.define(id, ids.keyOf(id).getStruct(0, 1).get(0, valueType)))
+      (0 until ids.count).foreach(id =>
+        s.define(id, ids.keyOf(id).getStruct(0, 1).get(0, valueType)))
     }
     counts.reset(ids.count)
     lo = 0
@@ -90,6 +93,7 @@ final class DistinctValuesKernel(
 }
 
 object DistinctValuesKernel {
+
   /** A value and its tree node, or a decimal's object (the larger). */
   val SumBytesPerId: Long = 8L + DistinctSums.DecimalBytes
 

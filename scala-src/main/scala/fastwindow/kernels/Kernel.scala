@@ -20,10 +20,12 @@ import org.apache.spark.sql.catalyst.InternalRow
  */
 abstract class Kernel {
   def startPartition(): Unit = {}
+
   /** Whether `ingested` does anything (only those kernels are called per ingested row). */
   def readsOnIngest: Boolean = false
   def ingested(r: Int): Unit = {}
   def finishPartition(n: Int): Unit = {}
+
   /**
    * After `finishPartition`: whether this partition's results can only be Spark's, e.g. where
    * whether Spark fails depends on an order fastwindow does not reproduce. The partition is then
@@ -32,8 +34,10 @@ abstract class Kernel {
   def needsSpark: Boolean = false
   def write(i: Int, n: Int, out: InternalRow): Unit
   def shift(d: Int): Unit = {}
+
   /** Bytes of per-partition state that grows with the partition (accounted to Spark). */
   def stateBytes: Long = 0L
+
   /** Bytes of that state per row of a buffered partition, once its results are written. */
   def stateBytesPerRow: Long = 0L
 }

@@ -30,12 +30,14 @@ final class ModeKernel(
     keyType: DataType,
     ordering: Ordering[InternalRow],
     tieBreak: Option[Boolean],
-    ordinal: Int) extends Kernel {
+    ordinal: Int)
+  extends Kernel {
 
   private val ids = new ValueIds(key, keyType)
   private val counts = new ModeCounts
   private val valueType = keyType.asInstanceOf[StructType].head.dataType
   private val writeValue = new ValueWriter(ordinal, valueType)
+
   /** Each row's mode (a value id), -1 where its frame holds no value. */
   private var modes = new Array[Int](16)
   private var tiedWithoutOrder = false

@@ -39,7 +39,8 @@ final class PercentileKernel(
     legacyDiscrete: Boolean,
     reverse: Boolean,
     asArray: Boolean,
-    ordinal: Int) extends RankedFrameKernel(frame, input, inputType, weight) {
+    ordinal: Int)
+  extends RankedFrameKernel(frame, input, inputType, weight) {
 
   private val results = new Array[Double](percentages.length)
 

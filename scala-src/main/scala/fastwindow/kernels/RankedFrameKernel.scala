@@ -18,14 +18,17 @@ abstract class RankedFrameKernel(
     frame: FrameLocator,
     input: ValueOps,
     inputType: DataType,
-    weight: Long) extends Kernel {
+    weight: Long)
+  extends Kernel {
 
   private val scratch = new SpecificInternalRow(Seq(inputType))
   protected val ranks = new ValueRanks
   protected val counts = new RankCounts
+
   /** Rows `[lo, hi)` are in `counts`. */
   private var lo = 0
   private var hi = 0
+
   /** Whether the frame's values changed since the subclass last read them. */
   protected var frameChanged = true
 

@@ -21,24 +21,25 @@ object RankingKernel {
   def apply(kind: RankingKind, ordinal: Int, peers: PeerGroups): Kernel = kind match {
     // Partition positions are peers.base + buffered row (base is 0 unless streaming).
     case RowNumber => new Kernel {
-      override def write(i: Int, n: Int, out: InternalRow): Unit =
-        out.setInt(ordinal, peers.base + i + 1)
-    }
+        override def write(i: Int, n: Int, out: InternalRow): Unit =
+          out.setInt(ordinal, peers.base + i + 1)
+      }
     case Rank => new Kernel {
-      override def write(i: Int, n: Int, out: InternalRow): Unit =
-        out.setInt(ordinal, peers.base + peers.start + 1)
-    }
+        override def write(i: Int, n: Int, out: InternalRow): Unit =
+          out.setInt(ordinal, peers.base + peers.start + 1)
+      }
     case DenseRank => new Kernel {
-      override def write(i: Int, n: Int, out: InternalRow): Unit = out.setInt(ordinal, peers.index)
-    }
+        override def write(i: Int, n: Int, out: InternalRow): Unit =
+          out.setInt(ordinal, peers.index)
+      }
     case PercentRank => new Kernel {
-      override def write(i: Int, n: Int, out: InternalRow): Unit =
-        out.setDouble(ordinal, if (n > 1) peers.start.toDouble / (n - 1).toDouble else 0.0)
-    }
+        override def write(i: Int, n: Int, out: InternalRow): Unit =
+          out.setDouble(ordinal, if (n > 1) peers.start.toDouble / (n - 1).toDouble else 0.0)
+      }
     case CumeDist => new Kernel {
-      override def write(i: Int, n: Int, out: InternalRow): Unit =
-        out.setDouble(ordinal, peers.end.toDouble / n.toDouble)
-    }
+        override def write(i: Int, n: Int, out: InternalRow): Unit =
+          out.setDouble(ordinal, peers.end.toDouble / n.toDouble)
+      }
     case NTile(buckets) => new NTileKernel(buckets, ordinal)
   }
 

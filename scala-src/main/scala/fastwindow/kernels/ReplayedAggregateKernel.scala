@@ -27,11 +27,13 @@ final class ReplayedAggregateKernel(
     inputType: StructType,
     aggregate: TypedImperativeAggregate[Any],
     resultType: DataType,
-    ordinal: Int) extends Kernel {
+    ordinal: Int)
+  extends Kernel {
 
   private val row = new SpecificInternalRow(Seq(inputType))
   private val writeResult = new ValueWriter(ordinal, resultType)
   private var buffer: Any = null
+
   /** Rows `[lo, hi)` are in `buffer`; `result` is its value unless `stale`. */
   private var lo = 0
   private var hi = 0

@@ -22,6 +22,7 @@ final class ValueIds(key: ValueOps, keyType: DataType) {
   private var keys = new Array[UnsafeRow](16)
   private var keyByteCount = 0L
   private var rows = 0
+
   /** Each buffered row's id, -1 where it has none. */
   var rowIds = new Array[Int](16)
 
@@ -77,8 +78,10 @@ final class ValueIds(key: ValueOps, keyType: DataType) {
 }
 
 object ValueIds {
+
   /** A hash map entry, its boxed id and an `UnsafeRow` object, besides the value's bytes. */
   val EntryBytes: Long = 96L
+
   /** Per buffered row: its id, and at most one value's entry and reference. */
   def bytesPerRow(keyType: DataType): Long = 4L + 8L + EntryBytes + 16L + keyType.defaultSize
 }

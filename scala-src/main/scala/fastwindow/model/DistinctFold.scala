@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
  * simplify).
  */
 object DistinctFold {
+
   /** The aggregate a fold applies, its input being the set's element. */
   val Aggregate: TreeNodeTag[DeclarativeAggregate] = TreeNodeTag("fastwindow.distinctFold")
 }

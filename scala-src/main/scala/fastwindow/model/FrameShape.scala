@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder}
  * compile error wherever it is not yet handled.
  */
 sealed abstract class FrameShape(val sql: String) extends Serializable {
+
   /** Whether the frame's edges depend on peer groups (rows with equal ORDER BY keys). */
   def needsPeers: Boolean
 
@@ -26,7 +27,7 @@ sealed abstract class FrameShape(val sql: String) extends Serializable {
   def rangeKey: Option[SortOrder] = this match {
     case r: FrameShape.SlidingRange => r.key
     case FrameShape.WholePartition | FrameShape.RunningRows | FrameShape.RunningRange |
-         _: FrameShape.SlidingRows => None
+        _: FrameShape.SlidingRows => None
   }
 
   /** Frames that slide with the current row (both edges move forward), see `TwoStacks`. */
@@ -37,6 +38,7 @@ sealed abstract class FrameShape(val sql: String) extends Serializable {
 }
 
 object FrameShape {
+
   /** UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING (ROWS or RANGE): one result per partition. */
   case object WholePartition extends FrameShape("UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING") {
     override def needsPeers: Boolean = false
@@ -79,7 +81,8 @@ object FrameShape {
       lower: RangeEdge,
       upper: RangeEdge,
       key: Option[SortOrder],
-      override val sql: String) extends FrameShape(sql) {
+      override val sql: String)
+    extends FrameShape(sql) {
     def edges: Seq[RangeEdge] = Seq(lower, upper)
     override def needsPeers: Boolean = edges.contains(RangeEdge.CurrentRow)
     override def aggregateStreamBounds: Option[StreamBounds] = None
@@ -96,10 +99,13 @@ object FrameShape {
 /** One edge of a RANGE frame. */
 sealed trait RangeEdge extends Serializable
 object RangeEdge {
+
   /** UNBOUNDED PRECEDING (lower) or UNBOUNDED FOLLOWING (upper). */
   case object Unbounded extends RangeEdge
+
   /** CURRENT ROW: the edge of the current row's peer group. */
   case object CurrentRow extends RangeEdge
+
   /**
    * `x PRECEDING` or `x FOLLOWING`: the rows whose key compares at or after (lower) or at or
    * before (upper) `bound` in the ORDER BY direction. `bound` computes the edge value from the

@@ -1,6 +1,7 @@
 package fastwindow.model
 
-import org.apache.spark.sql.catalyst.expressions.{Add, AttributeReference, Coalesce, EvalMode, Expression, If, IsNull, Literal, UnaryExpression}
+import org.apache.spark.sql.catalyst
+  .expressions.{Add, AttributeReference, Coalesce, EvalMode, Expression, If, IsNull, Literal, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, DeclarativeAggregate, Sum}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, LongType, YearMonthIntervalType}

@@ -2,7 +2,8 @@ package fastwindow.model
 
 /** The ranking functions; their values follow from row positions and peer groups only. */
 sealed abstract class RankingKind(val sql: String, val needsPeers: Boolean,
-    val needsPartitionSize: Boolean) extends Serializable
+    val needsPartitionSize: Boolean)
+  extends Serializable
 
 object RankingKind {
   case object RowNumber extends RankingKind("row_number", false, false)

@@ -65,18 +65,24 @@ final case class WindowPlan(
  * the operator needs to know about every function is here.
  */
 trait FunctionSpec extends Serializable {
+
   /** Slot of the function's result in the row of function results. */
   def ordinal: Int
   def resultType: DataType
+
   /** The value expressions (evaluated once per input row, into columns) this function reads. */
   def inputs: Seq[Expression]
   def needsPeers: Boolean
+
   /** None when the function needs its whole partition buffered. */
   def streamBounds: Option[StreamBounds]
+
   /** Whether writing a result reads buffered rows (columns or peer flags). */
   def readsRowsOnWrite: Boolean
+
   /** Whether every row of a partition gets the same result. */
   def resultPerPartition: Boolean = false
+
   /** How reasons and reports name the function and its frame. */
   def describe: String
 }
@@ -87,6 +93,7 @@ trait FunctionSpec extends Serializable {
  */
 trait BufferedFrameFunction extends FunctionSpec {
   def frame: FrameShape
+
   /** The value read per row (a constant needs no column). */
   def value: Expression
   override def needsPeers: Boolean = frame.needsPeers
@@ -104,10 +111,12 @@ trait BufferedFrameFunction extends FunctionSpec {
  */
 final case class StreamBounds(lookahead: Int, history: Int, waitsForPeers: Boolean) {
   def union(o: StreamBounds): StreamBounds = StreamBounds(
-    math.max(lookahead, o.lookahead), math.max(history, o.history), waitsForPeers || o.waitsForPeers)
+    math.max(lookahead, o.lookahead), math.max(history, o.history),
+    waitsForPeers || o.waitsForPeers)
 }
 
 object StreamBounds {
+
   /** The result is known as soon as the row arrives and reads no earlier row. */
   val Immediate: StreamBounds = StreamBounds(0, 0, waitsForPeers = false)
 
@@ -128,22 +137,31 @@ final case class FallbackReason(id: String, message: String) {
 }
 
 object FallbackReason {
+
   /** `spark.fastwindow.enabled` is false in the session. */
   val Disabled = "disabled"
+
   /** The planner strategy is not installed (no extension, no `enable`). */
   val NotInstalled = "not-installed"
+
   /** A Python UDF window: Spark's own Python operator runs it. */
   val PythonUdf = "python-udf"
+
   /** A window function or aggregate fastwindow has no family for. */
   val UnsupportedFunction = "unsupported-function"
+
   /** A supported function over an input type it does not run. */
   val UnsupportedType = "unsupported-type"
+
   /** A supported function over a frame it does not run. */
   val UnsupportedFrame = "unsupported-frame"
+
   /** An argument that must be constant, or within a range, is not. */
   val UnsupportedArgument = "unsupported-argument"
+
   /** Peers (ties) of an ORDER BY key whose type fastwindow cannot compare. */
   val UnsupportedOrderKey = "unsupported-order-key"
+
   /** A window expression that is not a function of window functions alone. */
   val UnsupportedExpression = "unsupported-expression"
 }

@@ -1,7 +1,8 @@
 package fastwindow.ops
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{AggregateWindowFunction, AttributeReference, BindReferences, Expression}
+import org.apache.spark.sql.catalyst
+  .expressions.{AggregateWindowFunction, AttributeReference, BindReferences, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.types.DataType
 
@@ -23,32 +24,43 @@ import org.apache.spark.sql.types.DataType
  * @param slotBytes the estimated bytes of one slot ([[AggregateRequest.slotBytes]])
  */
 abstract class AggregateOps(val slotBytes: Long) {
+
   /** Accumulator = the aggregate's initial buffer. */
   def reset(): Unit
+
   /** Accumulator = accumulator updated with the row at buffered position `row`. */
   def add(row: Int): Unit
+
   /** Accumulator = accumulator updated with rows `from until until`, in order. */
   def addRange(from: Int, until: Int): Unit
+
   /** Evaluates the accumulator into the result that `writeResult` writes (evaluate once). */
   def evaluate(): Unit
+
   /** Writes the last evaluated result into `out` at the function's ordinal. */
   def writeResult(out: InternalRow): Unit
+
   /** Evaluates the accumulator and writes the result into `out` (see above for false). */
   def write(out: InternalRow): Boolean
+
   /** Writes the result of an empty frame (the initial buffer, evaluated) into `out`. */
   def writeEmpty(out: InternalRow): Unit
 
   /** Slots usable now (`0 until slots`). */
   def slots: Int
+
   /** Makes at least `minSlots` slots usable. */
   def growSlots(minSlots: Int): Unit
+
   /**
    * For each j in `from until until`, slot j = the aggregate of rows `j until until`, merged
    * from the back (row j's own buffer on the left of the later rows' partial).
    */
   def foldSuffix(from: Int, until: Int): Unit
+
   /** Copies slots `from until from + count` to `to until to + count` (overlap allowed). */
   def moveSlots(from: Int, to: Int, count: Int): Unit
+
   /**
    * Writes the result of slot `s` (earlier rows) merged with the accumulator (later rows) into
    * `out` (see above for false); the merge is not stored.
@@ -60,6 +72,7 @@ abstract class AggregateOps(val slotBytes: Long) {
 }
 
 object AggregateOps {
+
   /** Slots allocated up front; both implementations grow alike, so their `stateBytes` agree. */
   val InitialSlots = 4
 
@@ -80,6 +93,7 @@ final case class BoundAggregate(
 }
 
 object BoundAggregate {
+
   /**
    * `aggs` (reading `columns`) side by side in one buffer, evaluating the first; the others are
    * companions a guard reads (see [[AggregateRequest]]). Window-only aggregates (nth_value) have
@@ -94,7 +108,8 @@ object BoundAggregate {
       if (aggs.exists(_.isInstanceOf[AggregateWindowFunction])) Nil
       else BindReferences.bindReferences(
         aggs.flatMap(_.mergeExpressions), buffer ++ aggs.flatMap(_.inputAggBufferAttributes)),
-      BindReferences.bindReference(aggs.head.evaluateExpression, buffer))
+      BindReferences.bindReference(aggs.head.evaluateExpression, buffer)
+    )
   }
 }
 

@@ -23,6 +23,7 @@ final class InterpretedAggregateOps(request: AggregateRequest, columns: Array[Co
   private val withRow = new JoinedRow
   private val pair = new JoinedRow
   private val acc = new SpecificInternalRow(types)
+
   /** Scratch buffers: a row's own buffer, an empty frame's, a merge that is only written. */
   private val scratch = new SpecificInternalRow(types)
   private var buffers = new Array[InternalRow](AggregateOps.InitialSlots)

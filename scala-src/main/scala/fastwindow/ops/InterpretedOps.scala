@@ -24,8 +24,10 @@ object InterpretedOps {
       new FunctionOps(
         f.aggregates.map(a => new InterpretedAggregateOps(a, columns)).toIndexedSeq,
         f.values.map(v => new Value(v, columns)).toIndexedSeq,
-        f.rangeEdges.map(e => new RangeEdge(e, columns)).toIndexedSeq)
-    }.toIndexedSeq)
+        f.rangeEdges.map(e => new RangeEdge(e, columns)).toIndexedSeq
+      )
+    }.toIndexedSeq
+  )
 
   private final class Extractor(layout: ColumnLayout, columns: Array[Column])
     extends ColumnExtractor {

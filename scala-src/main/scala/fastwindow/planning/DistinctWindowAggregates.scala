@@ -97,9 +97,13 @@ object DistinctWindowAggregates extends Rule[LogicalPlan] {
       }
       val merged = NamedLambdaVariable("buffer", zero.dataType, nullable = true)
       val last = NamedLambdaVariable("buffer", zero.dataType, nullable = true)
-      val fold = ArrayAggregate(sets, zero,
-        LambdaFunction(struct(function.updateExpressions.map(onStruct(merged))), Seq(merged, element)),
-        LambdaFunction(onStruct(last)(function.evaluateExpression), Seq(last)))
+      val fold = ArrayAggregate(
+        sets,
+        zero,
+        LambdaFunction(struct(function.updateExpressions.map(onStruct(merged))),
+          Seq(merged, element)),
+        LambdaFunction(onStruct(last)(function.evaluateExpression), Seq(last))
+      )
       fold.setTagValue(DistinctFold.Aggregate, function)
       Some(fold)
     }

@@ -65,7 +65,7 @@ object FastWindowStrategy extends SparkStrategy {
         }
         val exec = FastWindowExec(windowExprs, partitionSpec, orderSpec, planLater(child))
         if (FastWindowConf.HASH_WINDOW_ENABLED.get() &&
-            HashWindowSupport.accepts(windowExprs, partitionSpec, orderSpec)) {
+          HashWindowSupport.accepts(windowExprs, partitionSpec, orderSpec)) {
           plan.unsetTagValue(FallbackReasons)
           HashWindowAggregateExec(windowExprs, partitionSpec, exec.child) :: Nil
         } else exec.support match {
@@ -115,7 +115,7 @@ object FastWindowStrategy extends SparkStrategy {
       keepsSparksSort: Boolean): SparkPlan = {
     val split = FastWindowConf.STREAMING_ENABLED.get() && FastWindowConf.STREAMING_SPLIT_MIXED.get()
     val streams = plan.outputs.map(_.collect { case b: BoundReference => b.ordinal }
-      .forall(k => plan.functions(k).streamBounds.isDefined))
+        .forall(k => plan.functions(k).streamBounds.isDefined))
     val (streamed, buffered) = exec.windowExpression.zip(streams).partition(_._2)
     if (!split || streamed.isEmpty || buffered.isEmpty) {
       if (!keepsSparksSort && groupSorts(exec)) {
@@ -147,7 +147,8 @@ object FastWindowStrategy extends SparkStrategy {
     val alreadyLogged = window.getTagValue(FallbackReasons).contains(reasons)
     window.setTagValue(FallbackReasons, reasons)
     if (!alreadyLogged && FastWindowConf.LOG_FALLBACK.get()) {
-      val operator = if (window.isInstanceOf[WindowGroupLimit]) "WindowGroupLimitExec" else "WindowExec"
+      val operator =
+        if (window.isInstanceOf[WindowGroupLimit]) "WindowGroupLimitExec" else "WindowExec"
       logWarning(s"fastwindow: a window operator stays on Spark's $operator: " +
         s"${reasons.map(_.message).mkString("; ")}. Window: ${window.simpleStringWithNodeId()}")
     }

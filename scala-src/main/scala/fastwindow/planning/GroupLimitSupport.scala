@@ -18,13 +18,18 @@ object GroupLimitSupport {
       : Either[Seq[FallbackReason], RankLimit] = {
     val rank: Either[FallbackReason, RankLimit] =
       RankingFamily.kindOf(rankLikeFunction).flatMap(_.toOption).flatMap(RankingFamily.groupLimit)
-        .toRight(FallbackReason(FallbackReason.UnsupportedFunction,
-          s"the group limit's function ${rankLikeFunction.prettyName} is not one of " +
-            RankingKind.all.filter(RankingFamily.groupLimit(_).isDefined).map(_.sql).mkString(", ")))
+        .toRight(FallbackReason(
+            FallbackReason.UnsupportedFunction,
+            s"the group limit's function ${rankLikeFunction.prettyName} is not one of " +
+              RankingKind.all.filter(RankingFamily.groupLimit(_).isDefined).map(_.sql).mkString(
+                ", ")
+          ))
     val keys = partitionSpec.filterNot(HashableKeys.hashable).map { k =>
-      FallbackReason(FallbackReason.UnsupportedType,
+      FallbackReason(
+        FallbackReason.UnsupportedType,
         s"the group limit's PARTITION BY key ${k.sql} is of type ${k.dataType.catalogString}, " +
-          "whose equal values can differ in bytes; the top-k per group is found by hashing keys")
+          "whose equal values can differ in bytes; the top-k per group is found by hashing keys"
+      )
     }
     if (keys.isEmpty) rank.left.map(Seq(_)) else Left(rank.left.toSeq ++ keys)
   }

@@ -1,6 +1,7 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, Literal, NamedExpression, SortOrder, SpecifiedWindowFrame, UnboundedFollowing, UnboundedPreceding, UnsafeRow, WindowExpression}
+import org.apache.spark.sql.catalyst
+  .expressions.{Alias, Expression, Literal, NamedExpression, SortOrder, SpecifiedWindowFrame, UnboundedFollowing, UnboundedPreceding, UnsafeRow, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, DeclarativeAggregate}
 
 import fastwindow.functions.AggregateFamily
@@ -63,14 +64,14 @@ object HashWindowSupport {
       else if (ae.filter.nonEmpty) Some("FILTER")
       else ae.aggregateFunction match {
         case d: DeclarativeAggregate => AggregateFamily.orderDependence(d) match {
-          case None => Some("not an aggregate fastwindow runs per key")
-          case Some(order) if !order.perKey =>
-            Some("its result depends on the order of the group's rows, which Spark's sort " +
-              s"decides (${order.description})")
-          case Some(_) if !d.aggBufferAttributes.forall(a => UnsafeRow.isMutable(a.dataType)) =>
-            Some("its buffer has fields of variable width")
-          case Some(_) => None
-        }
+            case None => Some("not an aggregate fastwindow runs per key")
+            case Some(order) if !order.perKey =>
+              Some("its result depends on the order of the group's rows, which Spark's sort " +
+                s"decides (${order.description})")
+            case Some(_) if !d.aggBufferAttributes.forall(a => UnsafeRow.isMutable(a.dataType)) =>
+              Some("its buffer has fields of variable width")
+            case Some(_) => None
+          }
         case _ => Some("an imperative aggregate")
       }
     case _ => Some("not an aggregate")

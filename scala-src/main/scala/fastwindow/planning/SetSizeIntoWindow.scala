@@ -34,18 +34,21 @@ object SetSizeIntoWindow extends Rule[LogicalPlan] {
 
   private def intoWindows(p: Project): LogicalPlan = {
     val chain = chainBelow(p)
+
     /** Each set of the windows, with the position of the window that computes it. */
     val sets = chain.zipWithIndex.flatMap {
       case (w: Window, i) => w.windowExpressions.collect {
-        case a @ Alias(WindowExpression(AggregateExpression(_: CollectSet, Complete, false, _, _), _), _) =>
-          a.exprId -> (a, i)
-      }
+          case a @ Alias(WindowExpression(AggregateExpression(_: CollectSet, Complete, false, _, _),
+                  _), _) =>
+            a.exprId -> (a, i)
+        }
       case _ => Nil
     }.toMap
     val sizes = scala.collection.mutable.LinkedHashMap.empty[Expression, (Alias, Int)]
     val list = p.projectList.map(_.transformUp {
-      case size: Size if size.child.isInstanceOf[Attribute] &&
-          sets.contains(size.child.asInstanceOf[Attribute].exprId) =>
+      case size: Size
+          if size.child.isInstanceOf[Attribute] &&
+            sets.contains(size.child.asInstanceOf[Attribute].exprId) =>
         val (set, window) = sets(size.child.asInstanceOf[Attribute].exprId)
         sizes.getOrElseUpdate(size.canonicalized,
           (Alias(size.withNewChildren(Seq(set.child)), s"size(${set.name})")(), window))
@@ -72,8 +75,9 @@ object SetSizeIntoWindow extends Rule[LogicalPlan] {
         case w: Window => w.windowExpressions.nonEmpty
         case _ => true
       }
-      Project(list, rewritten.foldRight(chain.last.children.head)((node, child) =>
-        node.withNewChildren(Seq(child))))
+      Project(list,
+        rewritten.foldRight(chain.last.children.head)((node, child) =>
+          node.withNewChildren(Seq(child))))
     }
   }
 }

@@ -1,6 +1,7 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeMap, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst
+  .expressions.{Alias, Ascending, Attribute, AttributeMap, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Window, WindowGroupLimit}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.internal.SQLConf
@@ -59,11 +60,12 @@ object SortPushDownGuard {
   }
 
   /** `order` over a projection's output, rewritten over its input where columns are renamed. */
-  private def throughRenames(projectList: Seq[NamedExpression], order: Seq[SortOrder])
-      : Seq[SortOrder] = {
+  private def throughRenames(
+      projectList: Seq[NamedExpression], order: Seq[SortOrder]): Seq[SortOrder] = {
     val renamed = AttributeMap(projectList.collect {
       case a @ Alias(child: Attribute, _) => a.toAttribute -> child
     })
-    order.map(_.transformUp { case a: Attribute => renamed.getOrElse(a, a) }.asInstanceOf[SortOrder])
+    order.map(_.transformUp { case a: Attribute => renamed.getOrElse(a, a) }.asInstanceOf[
+        SortOrder])
   }
 }

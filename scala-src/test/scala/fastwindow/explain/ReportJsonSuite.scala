@@ -18,9 +18,16 @@ class ReportJsonSuite extends AnyFunSuite {
 
   private val onSpark = WindowReport("Window", fastwindow = false, Nil, Seq("k"), Nil,
     Seq(FallbackReason(FallbackReason.NotInstalled, "not \"installed\"")))
-  private val onFastwindow = WindowReport("FastWindow", fastwindow = true,
-    Seq("sum(v) OVER (PARTITION BY k)"), Seq("k"), Seq("o ASC NULLS FIRST"), Nil,
-    Seq("numOutputRows" -> 10L, "peakMemory" -> 1234567890123L), Some("a note"))
+  private val onFastwindow = WindowReport(
+    "FastWindow",
+    fastwindow = true,
+    Seq("sum(v) OVER (PARTITION BY k)"),
+    Seq("k"),
+    Seq("o ASC NULLS FIRST"),
+    Nil,
+    Seq("numOutputRows" -> 10L, "peakMemory" -> 1234567890123L),
+    Some("a note")
+  )
 
   test("reports keep their layout: one per line, each on one line") {
     assert(WindowReport.toJson(Seq(onSpark, onFastwindow)) ==

@@ -33,9 +33,9 @@ class GroupTopKSuite extends AnyFunSuite {
     val peer = sorted.indices.map(i => i > 0 && sorted(i).value == sorted(i - 1).value)
     val numbers: Seq[Int] = rank match {
       case RankLimit.RowNumber => sorted.indices.map(_ + 1)
-      case RankLimit.Rank =>  // 1 + rows strictly before: the first peer's row number
+      case RankLimit.Rank => // 1 + rows strictly before: the first peer's row number
         sorted.indices.scanLeft(0)((k, i) => if (peer(i)) k else i + 1).tail
-      case RankLimit.DenseRank =>  // 1 + distinct values strictly before
+      case RankLimit.DenseRank => // 1 + distinct values strictly before
         sorted.indices.scanLeft(0)((k, i) => if (peer(i)) k else k + 1).tail
     }
     sorted.zip(numbers).collect { case (r, k) if k <= limit => r }
@@ -45,16 +45,19 @@ class GroupTopKSuite extends AnyFunSuite {
   private def inputs(rng: Random, n: Int): Seq[(String, Seq[R])] = {
     def draw(range: Int) = Seq.tabulate(n)(i => R(rng.nextInt(range), i))
     Seq(
-      "many ties" -> draw(3), "some ties" -> draw(100), "few ties" -> draw(1000000),
+      "many ties" -> draw(3),
+      "some ties" -> draw(100),
+      "few ties" -> draw(1000000),
       "all equal" -> Seq.tabulate(n)(i => R(42, i)),
       "ascending" -> Seq.tabulate(n)(i => R(i / 2, i)),
-      "descending" -> Seq.tabulate(n)(i => R((n - i) / 2, i)))
+      "descending" -> Seq.tabulate(n)(i => R((n - i) / 2, i))
+    )
   }
 
   test("row_number, rank and dense_rank keep what sorting the whole group keeps") {
     val rng = new Random(21)
     for (rank <- ranks; limit <- Seq(1, 2, 3, 7, 50); n <- Seq(0, 1, 5, 100, 5000);
-         (kind, rows) <- inputs(rng, n)) {
+      (kind, rows) <- inputs(rng, n)) {
       val clue = s"$rank limit=$limit n=$n $kind"
       val topK = new GroupTopK[R](rank, limit, byValue, weigh, keep)
       offerAll(topK, rows, clue)
@@ -119,11 +122,13 @@ class GroupTopKSuite extends AnyFunSuite {
 }
 
 object GroupTopKSuite {
+
   /** A row: ordered by `value` only, so ties exist and `id` tells tied rows apart. */
   final case class R(value: Int, id: Int)
 
   val byValue: Comparator[R] = (a: R, b: R) => Integer.compare(a.value, b.value)
   val weigh: R => Long = r => (r.value & 7) + 1L
+
   /** Rows are immutable here: a copy is the row itself. */
   val keep: (R, R) => R = (row, _) => row
 }

@@ -36,12 +36,17 @@ class OrderStatisticsSuite extends AnyFunSuite {
 
   test("the radix sort orders signed keys stably with their rows, against a comparison sort") {
     val rng = new Random(10)
-    val draws: Seq[Int => Long] = Seq(_ => rng.nextLong(), _ => rng.nextInt(5).toLong - 2,
+    val draws: Seq[Int => Long] = Seq(
+      _ => rng.nextLong(),
+      _ => rng.nextInt(5).toLong - 2,
       _ => Seq(Long.MinValue, Long.MaxValue, -1L, 0L, 1L)(rng.nextInt(5)),
-      _ => ValueRanks.doubleKey(rng.nextGaussian() * 1e6), _ => 42L, _ => rng.nextInt(1 << 20))
+      _ => ValueRanks.doubleKey(rng.nextGaussian() * 1e6),
+      _ => 42L,
+      _ => rng.nextInt(1 << 20)
+    )
     for (draw <- draws; n <- Seq(0, 1, 2, 17, 3000)) {
       val keys = Array.tabulate(n)(draw)
-      val expected = keys.zipWithIndex.sortBy(_._1)  // stable: ties keep row order
+      val expected = keys.zipWithIndex.sortBy(_._1) // stable: ties keep row order
       val (k, rows, spareKeys, spareRows) =
         (keys.clone(), Array.tabulate(n)(identity), new Array[Long](n), new Array[Int](n))
       val inSpare = KeyedRadixSort.sort(k, rows, spareKeys, spareRows, n)
@@ -67,7 +72,7 @@ class OrderStatisticsSuite extends AnyFunSuite {
 
   test("k-th smallest of a sliding window of ranks, with weights, against sorting") {
     val rng = new Random(11)
-    val counts = new RankCounts  // one instance, reset for each case
+    val counts = new RankCounts // one instance, reset for each case
     for (m <- Seq(1, 2, 7, 64, 1000); width <- Seq(1, 5, 50, 300, 2)) {
       counts.reset(m)
       val ranks = Array.fill(400)(rng.nextInt(m))
@@ -108,7 +113,8 @@ class OrderStatisticsSuite extends AnyFunSuite {
       val decimals = new DistinctSums.OfDecimals(20, 2)
       val sums = Seq(longs, doubles, decimals)
       val values = Array.tabulate(m)(id => (rng.nextInt(2001) - 1000).toLong)
-      val doubleValues = values.map(v => if (rng.nextInt(50) == 0) specials(rng.nextInt(4)) else v / 8.0)
+      val doubleValues =
+        values.map(v => if (rng.nextInt(50) == 0) specials(rng.nextInt(4)) else v / 8.0)
       counts.reset(m)
       sums.foreach(_.reset(m))
       for (id <- 0 until m) {
@@ -123,7 +129,8 @@ class OrderStatisticsSuite extends AnyFunSuite {
         val set = ids.slice(math.max(0, i - width + 1), i + 1).toSet
         val where = s"m=$m width=$width i=$i"
         assert(longs.total == set.toSeq.map(values(_)).sum, where)
-        assert(decimals.total == org.apache.spark.sql.types.Decimal(set.toSeq.map(values(_)).sum, 20, 2), where)
+        assert(decimals.total == org.apache.spark.sql.types.Decimal(set.toSeq.map(values(_)).sum,
+            20, 2), where)
         // Every value is a multiple of 1/8 well inside a double's precision: sums are exact.
         val expected = set.toSeq.map(doubleValues(_)).sum
         val total = doubles.total.asInstanceOf[Double]

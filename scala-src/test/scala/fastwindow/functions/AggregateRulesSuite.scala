@@ -17,10 +17,24 @@ import fastwindow.WindowTestKit._
  */
 class AggregateRulesSuite extends AnyFunSuite {
 
-  private val columns: Seq[AttributeReference] = Seq(ByteType, ShortType, IntegerType, LongType,
-    FloatType, DoubleType, DecimalType(10, 2), DecimalType(38, 6), StringType, BinaryType,
-    BooleanType, DateType, TimestampType, YearMonthIntervalType(), DayTimeIntervalType(),
-    ArrayType(IntegerType)).zipWithIndex.map { case (t, k) => attr(s"c$k", t) }
+  private val columns: Seq[AttributeReference] = Seq(
+    ByteType,
+    ShortType,
+    IntegerType,
+    LongType,
+    FloatType,
+    DoubleType,
+    DecimalType(10, 2),
+    DecimalType(38, 6),
+    StringType,
+    BinaryType,
+    BooleanType,
+    DateType,
+    TimestampType,
+    YearMonthIntervalType(),
+    DayTimeIntervalType(),
+    ArrayType(IntegerType)
+  ).zipWithIndex.map { case (t, k) => attr(s"c$k", t) }
   private val key = attr("k", IntegerType)
   private val byKey = Seq(asc(key))
 
@@ -70,8 +84,11 @@ class AggregateRulesSuite extends AnyFunSuite {
   test("every rule states its facts for each input it accepts, and is the rule found for it") {
     for (rule <- AggregateFamily.rules if rule.name != "product"; name <- rule.names) {
       val declaratives = instances(name).collect { case d: DeclarativeAggregate => d }
-        .filter(d => rule.typedInputs(d).forall { case (c, types) => c.foldable ||
-          types.contains(c.dataType) })
+        .filter(d =>
+          rule.typedInputs(d).forall { case (c, types) =>
+            c.foldable ||
+            types.contains(c.dataType)
+          })
       assert(declaratives.nonEmpty, s"$name builds no aggregate of the types ${rule.inputs}")
       for (d <- declaratives) {
         assert(AggregateFamily.ruleOf(d).contains(rule), s"$name: $d is not found as ${rule.name}")
@@ -94,13 +111,13 @@ class AggregateRulesSuite extends AnyFunSuite {
   test("sums and averages depend on the order as their arithmetic does") {
     val long = attr("l", LongType)
     def orderOf(agg: DeclarativeAggregate) = AggregateFamily.orderDependence(agg).get
-    assert(orderOf(sumOf(long, EvalMode.LEGACY)) == OrderDependence.Free)  // wraps
+    assert(orderOf(sumOf(long, EvalMode.LEGACY)) == OrderDependence.Free) // wraps
     assert(orderOf(sumOf(long, EvalMode.ANSI)) == OrderDependence.FreeWithinLong)
     assert(orderOf(sumOf(attr("d", DoubleType))) == OrderDependence.Rounding)
     assert(orderOf(sumOf(attr("dec", DecimalType(28, 2)))) == OrderDependence.Free)
     assert(orderOf(sumOf(attr("dec", DecimalType(38, 2)))) == OrderDependence.FreeUntilOverflow)
-    assert(orderOf(Average(long)) == OrderDependence.Rounding)  // summed as double
-    assert(orderOf(Min(attr("d", DoubleType))) == OrderDependence.Positional)  // 0.0 vs -0.0
+    assert(orderOf(Average(long)) == OrderDependence.Rounding) // summed as double
+    assert(orderOf(Min(attr("d", DoubleType))) == OrderDependence.Positional) // 0.0 vs -0.0
     assert(orderOf(Max(long)) == OrderDependence.Free)
   }
 

@@ -51,11 +51,15 @@ class WindowSupportSuite extends AnyFunSuite {
   /** The reason mentions every one of `parts` (case-insensitively). */
   private def assertMentions(reason: String, parts: String*): Unit =
     parts.foreach { part =>
-      assert(reason.toLowerCase.contains(part.toLowerCase), s"reason does not mention '$part': $reason")
+      assert(reason.toLowerCase.contains(part.toLowerCase),
+        s"reason does not mention '$part': $reason")
     }
 
-  private def rows(lower: Expression, upper: Expression) = SpecifiedWindowFrame(RowFrame, lower, upper)
-  private def range(lower: Expression, upper: Expression) = SpecifiedWindowFrame(RangeFrame, lower, upper)
+  private def rows(lower: Expression, upper: Expression) =
+    SpecifiedWindowFrame(RowFrame, lower, upper)
+  private def range(lower: Expression, upper: Expression) =
+    SpecifiedWindowFrame(RangeFrame, lower, upper)
+
   /** A bound as the parser writes `n PRECEDING`. */
   private def preceding(n: Int): Expression = UnaryMinus(Literal(n))
 
@@ -65,8 +69,12 @@ class WindowSupportSuite extends AnyFunSuite {
   test("supported: every ranking function, lead/lag and aggregate over whole and running frames") {
     val keys = byK.map(_.child)
     val exprs = Seq(
-      win(RowNumber(), byK), win(Rank(keys), byK), win(DenseRank(keys), byK),
-      win(PercentRank(keys), byK), win(CumeDist(), byK), win(NTile(Literal(4)), byK),
+      win(RowNumber(), byK),
+      win(Rank(keys), byK),
+      win(DenseRank(keys), byK),
+      win(PercentRank(keys), byK),
+      win(CumeDist(), byK),
+      win(NTile(Literal(4)), byK),
       win(Lead(s, Literal(2), Literal.create(null, StringType), false), byK),
       win(Lag(i, Literal(1), Literal(0), true), byK),
       win(agg(Count(Literal(1))), byK, wholeRows),
@@ -75,7 +83,8 @@ class WindowSupportSuite extends AnyFunSuite {
       win(agg(sumOf(dec, EvalMode.ANSI)), byK, runningRange),
       win(agg(Average(d, EvalMode.ANSI)), byK, runningRange),
       win(agg(Min(s)), byK, runningRows),
-      win(agg(Max(attr("ts", TimestampType))), byK, wholeRows))
+      win(agg(Max(attr("ts", TimestampType))), byK, wholeRows)
+    )
     val p = plan(exprs)
     assert(p.functions.map(_.ordinal) == exprs.indices)
     assert(p.functions.take(6).map { case r: RankingSpec => r.kind; case o => fail(s"$o") } == Seq(
@@ -91,10 +100,17 @@ class WindowSupportSuite extends AnyFunSuite {
         assert(o.offset == -1 && o.ignoreNulls && o.default.exists(_.semanticEquals(Literal(0))))
       case other => fail(s"lag: $other")
     }
-    assert(p.functions.drop(8).map { case a: AggregateSpec => a.frame; case o => fail(s"$o") } == Seq(
-      FrameShape.WholePartition, FrameShape.WholePartition, FrameShape.RunningRows,
-      FrameShape.RunningRange, FrameShape.RunningRange, FrameShape.RunningRows,
-      FrameShape.WholePartition))
+    assert(p.functions.drop(8).map {
+      case a: AggregateSpec => a.frame; case o => fail(s"$o")
+    } == Seq(
+      FrameShape.WholePartition,
+      FrameShape.WholePartition,
+      FrameShape.RunningRows,
+      FrameShape.RunningRange,
+      FrameShape.RunningRange,
+      FrameShape.RunningRows,
+      FrameShape.WholePartition
+    ))
     assert(p.needsPeers)
     assert(p.outputs.zipWithIndex.forall {
       case (BoundReference(ordinal, _, _), index) => ordinal == index
@@ -105,8 +121,12 @@ class WindowSupportSuite extends AnyFunSuite {
   }
 
   test("supported: row_number, lead and whole-partition aggregates need no peers") {
-    val p = plan(Seq(win(RowNumber(), byK), win(Lead(i, Literal(1), Literal.create(null, IntegerType), false), byK),
-      win(agg(sumOf(i)), byK, wholeRange), win(agg(Min(i)), byK, runningRows)))
+    val p = plan(Seq(
+        win(RowNumber(), byK),
+        win(Lead(i, Literal(1), Literal.create(null, IntegerType), false), byK),
+        win(agg(sumOf(i)), byK, wholeRange),
+        win(agg(Min(i)), byK, runningRows)
+      ))
     assert(!p.needsPeers)
     // so any order key type is fine, even one fastwindow cannot compare
     assert(check(Seq(win(RowNumber(), Seq(asc(arr)))), Seq(asc(arr))).isRight)
@@ -116,12 +136,14 @@ class WindowSupportSuite extends AnyFunSuite {
     val sumI = win(agg(sumOf(i)), byK, runningRows)
     val p = plan(Seq(sumI, win(RowNumber(), byK), sumI.copy()))
     assert(p.functions.size == 2)
-    assert(p.outputs.map { case b: BoundReference => b.ordinal; case o => fail(s"$o") } == Seq(0, 1, 0))
+    assert(p.outputs.map { case b: BoundReference => b.ordinal; case o => fail(s"$o") } == Seq(0, 1,
+      0))
   }
 
   test("supported: outputs computed from window functions (as DecimalAggregates writes them)") {
     val avgDec = win(agg(Average(dec, EvalMode.LEGACY)), byK, runningRows)
-    val exprs = Seq(Cast(avgDec, DecimalType(14, 6)), Divide(Cast(win(agg(sumOf(i)), byK, wholeRows), DoubleType), Literal(10.0)))
+    val exprs = Seq(Cast(avgDec, DecimalType(14, 6)),
+      Divide(Cast(win(agg(sumOf(i)), byK, wholeRows), DoubleType), Literal(10.0)))
     val p = plan(exprs)
     assert(p.functions.size == 2)
     assert(p.outputs(0).isInstanceOf[Cast] && p.outputs(0).references.isEmpty)
@@ -130,32 +152,48 @@ class WindowSupportSuite extends AnyFunSuite {
   }
 
   test("supported: min/max/count over every orderable type; sum/avg over every numeric type") {
-    val orderable = Seq(ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType,
-      DecimalType(38, 18), BooleanType, StringType, BinaryType, DateType, TimestampType, TimestampNTZType)
+    val orderable = Seq(
+      ByteType,
+      ShortType,
+      IntegerType,
+      LongType,
+      FloatType,
+      DoubleType,
+      DecimalType(38, 18),
+      BooleanType,
+      StringType,
+      BinaryType,
+      DateType,
+      TimestampType,
+      TimestampNTZType
+    )
     for (dt <- orderable) {
       val x = attr("x", dt)
       assert(check(Seq(win(agg(Min(x)), byK, runningRange), win(agg(Max(x)), byK, wholeRows),
-        win(agg(Count(x)), byK, runningRows)), byK).isRight, s"min/max/count of $dt")
+            win(agg(Count(x)), byK, runningRows)), byK).isRight, s"min/max/count of $dt")
     }
-    for (dt <- Seq(ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType, DecimalType(5, 2))) {
+    for (dt <-
+        Seq(ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType, DecimalType(5, 2))) {
       val x = attr("x", dt)
       assert(check(Seq(win(agg(sumOf(x)), byK, runningRange),
-        win(agg(Average(x, EvalMode.LEGACY)), byK, wholeRows)), byK).isRight, s"sum/avg of $dt")
+            win(agg(Average(x, EvalMode.LEGACY)), byK, wholeRows)), byK).isRight, s"sum/avg of $dt")
     }
     // count counts values of any bufferable type, not only orderable ones
     assert(check(Seq(win(agg(Count(map)), byK, wholeRows)), byK).isRight)
   }
 
-  test("supported: sliding ROWS frames (moving, shrinking, offset) for count, min, max and non-decimal sum/avg") {
+  test(
+    "supported: sliding ROWS frames (moving, shrinking, offset) for count, min, max and non-decimal sum/avg") {
     val frames = Seq(
       rows(preceding(1), CurrentRow) -> FrameShape.SlidingRows(Some(-1), Some(0)),
       rows(Literal(-2), Literal(3)) -> FrameShape.SlidingRows(Some(-2), Some(3)),
       rows(CurrentRow, UnboundedFollowing) -> FrameShape.SlidingRows(Some(0), None),
       rows(UnboundedPreceding, preceding(1)) -> FrameShape.SlidingRows(None, Some(-1)),
-      rows(Literal(1), Literal(5)) -> FrameShape.SlidingRows(Some(1), Some(5)))
+      rows(Literal(1), Literal(5)) -> FrameShape.SlidingRows(Some(1), Some(5))
+    )
     for ((frame, shape) <- frames) {
       val p = plan(Seq(win(agg(Min(s)), byK, frame), win(agg(Count(Literal(1))), byK, frame),
-        win(agg(sumOf(l)), byK, frame), win(agg(Average(d, EvalMode.ANSI)), byK, frame)))
+          win(agg(sumOf(l)), byK, frame), win(agg(Average(d, EvalMode.ANSI)), byK, frame)))
       assert(p.functions.forall { case a: AggregateSpec => a.frame == shape; case _ => false },
         s"${frame.sql}: ${p.functions}")
       assert(!p.needsPeers)
@@ -164,19 +202,31 @@ class WindowSupportSuite extends AnyFunSuite {
 
   test("supported: stddev/variance, first/last, min_by/max_by over every frame shape") {
     val allFrames = Seq(wholeRows, wholeRange, runningRows, runningRange,
-      rows(preceding(2), CurrentRow), rows(Literal(1), Literal(3)), rows(CurrentRow, UnboundedFollowing))
+      rows(preceding(2), CurrentRow), rows(Literal(1), Literal(3)),
+      rows(CurrentRow, UnboundedFollowing))
     val ts = attr("ts", TimestampType)
     for (frame <- allFrames) {
-      val fns = Seq(StddevSamp(d), StddevPop(Cast(dec, DoubleType)), VarianceSamp(d),
-        VariancePop(Cast(l, DoubleType)), First(s, false), First(arr, true), Last(map, false),
-        Last(i, true), MinBy(s, d), MaxBy(arr, ts), MinBy(i, attr("bo", BooleanType)),
-        Min(attr("bin", BinaryType)), Max(attr("bo", BooleanType)))
+      val fns = Seq(
+        StddevSamp(d),
+        StddevPop(Cast(dec, DoubleType)),
+        VarianceSamp(d),
+        VariancePop(Cast(l, DoubleType)),
+        First(s, false),
+        First(arr, true),
+        Last(map, false),
+        Last(i, true),
+        MinBy(s, d),
+        MaxBy(arr, ts),
+        MinBy(i, attr("bo", BooleanType)),
+        Min(attr("bin", BinaryType)),
+        Max(attr("bo", BooleanType))
+      )
       val p = plan(fns.map(f => win(agg(f), byK, frame)))
       assert(p.functions.size == fns.size)
       assert(p.functions.zip(fns).forall {
-        case (a: AggregateSpec, f) => a.function == f
-        case _ => false
-      }, frame.sql)
+          case (a: AggregateSpec, f) => a.function == f
+          case _ => false
+        }, frame.sql)
     }
   }
 
@@ -184,19 +234,22 @@ class WindowSupportSuite extends AnyFunSuite {
     for ((frame, shape) <- Seq(wholeRows -> FrameShape.WholePartition,
         runningRows -> FrameShape.RunningRows, runningRange -> FrameShape.RunningRange)) {
       val p = plan(Seq(win(NthValue(i, Literal(2), false), byK, frame),
-        win(NthValue(arr, Literal(1), true), byK, frame)))
+          win(NthValue(arr, Literal(1), true), byK, frame)))
       assert(p.functions.forall { case a: NthValueSpec => a.frame == shape; case _ => false })
       // the constant offset is not an input column
       assert(p.functions.head.inputs.map(_.semanticEquals(i)) == Seq(true))
     }
   }
 
-  test("supported: FILTER (WHERE ...) updates only where the filter is true, as Spark's window does") {
+  test(
+    "supported: FILTER (WHERE ...) updates only where the filter is true, as Spark's window does") {
     val filter = GreaterThan(k, Literal(0))
     for (frame <- Seq(wholeRows, runningRange, rows(preceding(1), Literal(1)))) {
-      val p = plan(Seq(win(agg(Max(i), filter = Some(filter)), byK, frame),
-        win(agg(sumOf(dec, EvalMode.ANSI), filter = Some(filter)), byK, frame),
-        win(agg(Count(Literal(1)), filter = Some(IsNotNull(s))), byK, frame)))
+      val p = plan(Seq(
+          win(agg(Max(i), filter = Some(filter)), byK, frame),
+          win(agg(sumOf(dec, EvalMode.ANSI), filter = Some(filter)), byK, frame),
+          win(agg(Count(Literal(1)), filter = Some(IsNotNull(s))), byK, frame)
+        ))
       val specs = p.functions.map { case a: AggregateSpec => a; case o => fail(s"$o") }
       specs.head.function match {
         case FilteredAggregate(Max(child), f) =>
@@ -211,7 +264,8 @@ class WindowSupportSuite extends AnyFunSuite {
         case (If(f, _, b), a) => f.semanticEquals(filter) && b.semanticEquals(a)
         case _ => false
       })
-      assert(max.mergeExpressions == specs.head.function.asInstanceOf[FilteredAggregate].agg.mergeExpressions)
+      assert(
+        max.mergeExpressions == specs.head.function.asInstanceOf[FilteredAggregate].agg.mergeExpressions)
       assert(specs.head.function.prettyName == "max")
     }
   }
@@ -228,7 +282,8 @@ class WindowSupportSuite extends AnyFunSuite {
         assert(a.inputs.exists(_.semanticEquals(k)))
       case other => fail(s"not an aggregate: $other")
     }
-    val shrinking = plan(Seq(win(agg(Max(d)), Seq(asc(k), desc(s)), range(CurrentRow, UnboundedFollowing))))
+    val shrinking =
+      plan(Seq(win(agg(Max(d)), Seq(asc(k), desc(s)), range(CurrentRow, UnboundedFollowing))))
     shrinking.functions.head match {
       case a: AggregateSpec => assert(a.frame.rangeKey.isEmpty && a.needsPeers)
       case other => fail(s"not an aggregate: $other")
@@ -254,7 +309,8 @@ class WindowSupportSuite extends AnyFunSuite {
 
   test("supported: percentiles, co-moments, collections and sketches over the whole partition") {
     val functions = Seq(new Percentile(d, Literal(0.5)), Corr(d, d), CovPopulation(d, d),
-      new CollectList(i), HyperLogLogPlusPlus(i), CollectSet(i), new HistogramNumeric(d, Literal(3)))
+      new CollectList(i), HyperLogLogPlusPlus(i), CollectSet(i),
+      new HistogramNumeric(d, Literal(3)))
     assert(planOf(functions.map(f => win(agg(f), byK, wholeRows)), byK).functions.size == 7)
   }
 
@@ -267,7 +323,8 @@ class WindowSupportSuite extends AnyFunSuite {
         ScalaUDAF(Seq(l), udaf, udafName = Some("my_sum")) -> "my_sum",
         ScalaAggregator(Seq(l), aggregator, encoder, encoder) -> classOf[CountLongs].getName,
         ScalaAggregator(Seq(l), aggregator, encoder, encoder, aggregatorName = Some("my_count")) ->
-          "my_count")) {
+          "my_count"
+      )) {
       val r = reason(Seq(win(agg(fn), byK, wholeRows)))
       assertMentions(r, name, "not supported")
       assert(!r.contains("aggregate function  is"), r)
@@ -283,55 +340,67 @@ class WindowSupportSuite extends AnyFunSuite {
   }
 
   test("unsupported: DISTINCT aggregates and aggregates in another mode") {
-    assertMentions(reason(Seq(win(agg(sumOf(i), distinct = true), byK, wholeRows))), "sum", "DISTINCT")
-    assertMentions(reason(Seq(win(agg(Count(s), distinct = true), byK, runningRows))), "count", "DISTINCT")
+    assertMentions(reason(Seq(win(agg(sumOf(i), distinct = true), byK, wholeRows))), "sum",
+      "DISTINCT")
+    assertMentions(reason(Seq(win(agg(Count(s), distinct = true), byK, runningRows))), "count",
+      "DISTINCT")
     val partial = win(AggregateExpression(sumOf(i), Partial, isDistinct = false), byK, wholeRows)
     assertMentions(reason(Seq(partial)), "sum", "Partial")
   }
 
-  test("unsupported: min_by/max_by with an ordering fastwindow cannot compare; the value may be anything") {
+  test(
+    "unsupported: min_by/max_by with an ordering fastwindow cannot compare; the value may be anything") {
     assertMentions(reason(Seq(win(agg(MaxBy(i, arr)), byK, wholeRows))), "max_by", "ARRAY<INT>",
       "ordering")
-    assert(check(Seq(win(agg(MinBy(map, i)), byK, wholeRows), win(agg(MaxBy(arr, s)), byK,
-      rows(preceding(3), CurrentRow))), byK).isRight)
+    assert(check(Seq(win(agg(MinBy(map, i)), byK, wholeRows),
+          win(agg(MaxBy(arr, s)), byK,
+            rows(preceding(3), CurrentRow))), byK).isRight)
   }
 
   test("unsupported input types name the function and the type") {
-    assertMentions(reason(Seq(win(agg(Min(arr)), byK, runningRows))), "min", "ARRAY<INT>", "not supported")
+    assertMentions(reason(Seq(win(agg(Min(arr)), byK, runningRows))), "min", "ARRAY<INT>",
+      "not supported")
     assertMentions(reason(Seq(win(agg(Max(map)), byK, wholeRows))), "max", "MAP<INT, STRING>")
     assertMentions(reason(Seq(win(agg(sumOf(s)), byK, wholeRows))), "sum", "STRING")
-    assertMentions(reason(Seq(win(agg(Average(attr("b", BooleanType), EvalMode.LEGACY)), byK, wholeRows))),
+    assertMentions(reason(Seq(win(agg(Average(attr("b", BooleanType), EvalMode.LEGACY)), byK,
+            wholeRows))),
       "avg", "BOOLEAN")
     // the reason lists the supported input types
-    assertMentions(reason(Seq(win(agg(Min(arr)), byK, runningRows))), "supported input types", "string")
+    assertMentions(reason(Seq(win(agg(Min(arr)), byK, runningRows))), "supported input types",
+      "string")
   }
 
   test("unsupported lead/lag: non-constant offset, mismatched default type, unbufferable input") {
     val nonConstant = reason(Seq(win(Lead(i, k, Literal.create(null, IntegerType), false), byK)))
     assertMentions(nonConstant, "lead", "non-constant offset", "k")
-    val lagNonConstant = reason(Seq(win(Lag(i, Add(k, Literal(1)), Literal.create(null, IntegerType), false), byK)))
+    val lagNonConstant =
+      reason(Seq(win(Lag(i, Add(k, Literal(1)), Literal.create(null, IntegerType), false), byK)))
     assertMentions(lagNonConstant, "lag", "non-constant offset")
     assertMentions(reason(Seq(win(Lead(i, Literal(1), Literal("x"), false), byK))),
       "lead", "default", "STRING", "INT")
   }
 
   test("collated strings (Spark 4.0+): compared by their collation as ORDER BY keys, min/max " +
-      "inputs and min_by/max_by orderings; counted as distinct values they fall back") {
+    "inputs and min_by/max_by orderings; counted as distinct values they fall back") {
     val lcaseType = typeOnThisLine("STRING COLLATE UTF8_LCASE")
     assume(lcaseType.isDefined, s"Spark ${org.apache.spark.SPARK_VERSION} has no collations")
     val lcase = attr("c", lcaseType.get)
     val byLcase = Seq(asc(lcase))
-    plan(Seq(win(agg(MinBy(i, lcase)), byK, runningRows), win(agg(Min(lcase)), byK, wholeRows),
-      win(Rank(Seq(lcase)), byLcase), win(agg(Max(lcase)), byLcase, runningRange)), byLcase)
+    plan(
+      Seq(win(agg(MinBy(i, lcase)), byK, runningRows), win(agg(Min(lcase)), byK, wholeRows),
+        win(Rank(Seq(lcase)), byLcase), win(agg(Max(lcase)), byLcase, runningRange)),
+      byLcase
+    )
     assertMentions(reason(Seq(win(agg(new Mode(lcase)), byK, wholeRows))), "mode", "UTF8_LCASE")
   }
 
   test("row-by-row window functions (counter_diff, other libraries' ones) run over their own " +
-      "frame only") {
+    "frame only") {
     val f = RunningNonNulls(i)
     assert(plan(Seq(win(f, byK, runningRows))).functions.head.isInstanceOf[RowByRowSpec])
     // (as a plan from another analyzer could carry it: Spark's requires the function's own)
-    val otherFrame = WindowExpression(f, WindowSpecDefinition(Nil, byK, rows(preceding(1), CurrentRow)))
+    val otherFrame =
+      WindowExpression(f, WindowSpecDefinition(Nil, byK, rows(preceding(1), CurrentRow)))
     assertMentions(reason(Seq(otherFrame)), "runningnonnulls", "frame", "1 PRECEDING")
     assert(reasons(Seq(otherFrame)).map(_.id) == Seq(FallbackReason.UnsupportedFrame))
   }
@@ -340,7 +409,8 @@ class WindowSupportSuite extends AnyFunSuite {
     val variantType = typeOnThisLine("VARIANT")
     assume(variantType.isDefined, s"Spark ${org.apache.spark.SPARK_VERSION} has no VARIANT type")
     val variant = attr("v", variantType.get)
-    assertMentions(reason(Seq(win(Lag(variant, Literal(1), Literal.create(null, variantType.get), false), byK))),
+    assertMentions(reason(Seq(win(Lag(variant, Literal(1), Literal.create(null, variantType.get),
+              false), byK))),
       "lag", "VARIANT")
   }
 
@@ -348,7 +418,8 @@ class WindowSupportSuite extends AnyFunSuite {
     assertMentions(reason(Seq(win(NTile(Literal(0)), byK))), "ntile", "0")
   }
 
-  test("unsupported: peers of an order key fastwindow cannot compare name the function, key and type") {
+  test(
+    "unsupported: peers of an order key fastwindow cannot compare name the function, key and type") {
     val obj = attr("obj", ObjectType(classOf[String]))
     val byObj = Seq(asc(obj))
     assertMentions(reason(Seq(win(Rank(Seq(obj)), byObj)), byObj), "rank", "obj")
@@ -361,7 +432,7 @@ class WindowSupportSuite extends AnyFunSuite {
   test("supported: peers of struct and array keys, by Spark's ordering of them") {
     val byArr = Seq(asc(arr))
     assert(check(Seq(win(Rank(Seq(arr)), byArr), win(agg(sumOf(i)), byArr, runningRange)),
-      byArr).isRight)
+        byArr).isRight)
   }
 
   test("unsupported: a window expression that also reads input columns") {
@@ -384,18 +455,38 @@ class WindowSupportSuite extends AnyFunSuite {
       assert(json.contains("\"" + entry.function + "\""), s"${entry.function} missing from $json")
     }
     val names = WindowSupport.supportEntries.flatMap(_.function.split(", "))
-    for (name <- RankingKind.all.map(_.sql) ++ Seq("lead", "lag", "stddev", "variance",
-        "first_value", "last_value", "any_value", "bool_and", "bool_or", "every", "some", "any",
-        "nth_value", "min_by", "max_by", "skewness", "kurtosis", "bit_and", "bit_or", "bit_xor",
-        "product")) {
+    for (name <- RankingKind.all.map(_.sql) ++ Seq(
+        "lead",
+        "lag",
+        "stddev",
+        "variance",
+        "first_value",
+        "last_value",
+        "any_value",
+        "bool_and",
+        "bool_or",
+        "every",
+        "some",
+        "any",
+        "nth_value",
+        "min_by",
+        "max_by",
+        "skewness",
+        "kurtosis",
+        "bit_and",
+        "bit_or",
+        "bit_xor",
+        "product"
+      )) {
       assert(names.contains(name), name)
     }
-    assert(json.contains(FrameShape.RunningRange.sql) && json.contains(FrameShape.WholePartition.sql))
+    assert(
+      json.contains(FrameShape.RunningRange.sql) && json.contains(FrameShape.WholePartition.sql))
   }
 
   test("every reason of a node is kept, each with a stable id") {
     val all = reasons(Seq(win(agg(countMinSketch), byK, wholeRows), win(NTile(Literal(0)), byK),
-      win(agg(Min(arr)), byK, runningRows), win(agg(sumOf(i)), byK, wholeRows)))
+        win(agg(Min(arr)), byK, runningRows), win(agg(sumOf(i)), byK, wholeRows)))
     assert(all.map(_.id) == Seq(FallbackReason.UnsupportedFunction,
       FallbackReason.UnsupportedArgument, FallbackReason.UnsupportedType))
     assertMentions(all.head.message, "count_min_sketch")
@@ -406,7 +497,7 @@ class WindowSupportSuite extends AnyFunSuite {
   test("ranking by ORDER BY NULL is supported: every row is a peer") {
     val byNull = Seq(asc(Literal.create(null, NullType)))
     assert(check(Seq(win(Rank(byNull.map(_.child)), byNull),
-      win(agg(Count(Literal(1))), byNull, runningRange)), byNull).isRight)
+          win(agg(Count(Literal(1))), byNull, runningRange)), byNull).isRight)
   }
 }
 

@@ -58,7 +58,8 @@ class AggregateOverflowSuite extends AnyFunSuite with AggregateReference {
       case v => v
     }
 
-  test("random partitions, ANSI mode: a partition fails iff some frame overflows as in Spark, else exact results") {
+  test(
+    "random partitions, ANSI mode: a partition fails iff some frame overflows as in Spark, else exact results") {
     val ansiCases = Seq(
       AggCase("sum(l) ANSI", sumOf(l, EvalMode.ANSI), L, refAnsiSumLong),
       AggCase("sum(big) ANSI", sumOf(big, EvalMode.ANSI), BIG, refAnsiSumDecimal(38, 0)))
@@ -66,11 +67,14 @@ class AggregateOverflowSuite extends AnyFunSuite with AggregateReference {
     val r = new Random(36)
     var outcomes = Map.empty[Boolean, Int].withDefaultValue(0)
     for (c <- ansiCases; frame <- frames) {
-      val supported = check(Seq(win(windowFunction(c.function), byK.spec, frame.spark)), byK.spec).isRight
-      assert(supported || frame.isInstanceOf[SlidingRows], s"${c.label} over $frame must be supported")
+      val supported =
+        check(Seq(win(windowFunction(c.function), byK.spec, frame.spark)), byK.spec).isRight
+      assert(supported || frame.isInstanceOf[SlidingRows],
+        s"${c.label} over $frame must be supported")
       if (supported) {
         val layout = layoutFor(Seq(c), frame, byK)
-        val evaluators = scala.collection.mutable.Map(flavors.map(fl => fl -> fl.create(layout)): _*)
+        val evaluators =
+          scala.collection.mutable.Map(flavors.map(fl => fl -> fl.create(layout)): _*)
         for (n <- r.shuffle((0 to 30).toVector ++ Seq(80))) {
           val rows = randomPartition(r, n, byK)
           val exp = expected(Seq(c), frame, byK, rows)
@@ -80,8 +84,10 @@ class AggregateOverflowSuite extends AnyFunSuite with AggregateReference {
             scala.util.Try(runPartition(evaluators(flavor), layout, rows)) match {
               case scala.util.Success(act) =>
                 if (overflows) {
-                  fail(s"[$flavor, ${c.label}, $frame, n=$n] expected an overflow error, got results " +
-                    exp.zip(act).map { case (e, a) => s"expected=${e.head} actual=${a.head}" }.mkString("\n  ", "\n  ", ""))
+                  fail(
+                    s"[$flavor, ${c.label}, $frame, n=$n] expected an overflow error, got results " +
+                      exp.zip(act).map { case (e, a) => s"expected=${e.head} actual=${a.head}" }.mkString(
+                        "\n  ", "\n  ", ""))
                 }
                 firstDifference(exp, act, layout, rows, schema).foreach { diff =>
                   fail(s"[$flavor, ${c.label}, $frame, n=$n] $diff")
@@ -89,7 +95,7 @@ class AggregateOverflowSuite extends AnyFunSuite with AggregateReference {
               case scala.util.Failure(e: ArithmeticException) =>
                 if (!overflows) {
                   fail(s"[$flavor, ${c.label}, $frame, n=$n] unexpected overflow error; expected " +
-                    exp.map(_.head).mkString(", "), e)
+                      exp.map(_.head).mkString(", "), e)
                 }
                 // A task that failed is not reused: Spark would fail the task.
                 evaluators(flavor) = flavor.create(layout)
@@ -99,36 +105,45 @@ class AggregateOverflowSuite extends AnyFunSuite with AggregateReference {
         }
       }
     }
-    assert(outcomes(true) > 20 && outcomes(false) > 20, s"too few partitions of one kind: $outcomes")
+    assert(outcomes(true) > 20 && outcomes(false) > 20,
+      s"too few partitions of one kind: $outcomes")
   }
 
-  test("random partitions, TRY mode (try_sum): null from the first overflowing partial sum of a frame, both evaluators") {
+  test(
+    "random partitions, TRY mode (try_sum): null from the first overflowing partial sum of a frame, both evaluators") {
     val tryCases = Seq(
       AggCase("try_sum(l)", sumOf(l, EvalMode.TRY), L, refTrySumLong),
       AggCase("try_sum(big)", sumOf(big, EvalMode.TRY), BIG, refSumDecimal(38, 0)))
     val frames = (Seq(WholeRows, RunningRows, RunningRange) ++ slidingFrames).filter { frame =>
-      val supported = tryCases.forall(c => check(Seq(win(windowFunction(c.function), byK.spec, frame.spark)), byK.spec).isRight)
+      val supported = tryCases.forall(c =>
+        check(Seq(win(windowFunction(c.function), byK.spec, frame.spark)), byK.spec).isRight)
       assert(supported || frame.isInstanceOf[SlidingRows], s"try_sum over $frame must be supported")
       supported
     }
     checkRandom(tryCases, frames, byK, (0 to 30) ++ Seq(80), seed = 37)
   }
 
-  test("hand-computed: try_sum is null from a frame's first overflowing partial sum (as Spark 4.3)") {
-    val rows = Seq[Any](Long.MaxValue, 1L, -5L, null, 3L).zipWithIndex.map { case (x, j) => rowWith(j, L -> x) }
-    val res = results(Seq(sumOf(l, EvalMode.TRY) -> RunningRows, sumOf(l, EvalMode.TRY) -> SlidingRows(Some(-1), Some(0)),
-      sumOf(l, EvalMode.TRY) -> WholeRows), rows)
+  test(
+    "hand-computed: try_sum is null from a frame's first overflowing partial sum (as Spark 4.3)") {
+    val rows = Seq[Any](Long.MaxValue, 1L, -5L, null, 3L).zipWithIndex.map { case (x, j) =>
+      rowWith(j, L -> x)
+    }
+    val res = results(Seq(sumOf(l, EvalMode.TRY) -> RunningRows,
+        sumOf(l, EvalMode.TRY) -> SlidingRows(Some(-1), Some(0)),
+        sumOf(l, EvalMode.TRY) -> WholeRows), rows)
     assert(res(0) == Seq(Long.MaxValue, null, null, null, null))
     assert(res(1) == Seq(Long.MaxValue, null, -4L, -5L, 3L))
     assert(res(2) == Seq.fill(5)(null))
   }
 
-  test("ANSI mode: bigint and decimal sum overflow raise Spark's arithmetic error on both evaluators") {
+  test(
+    "ANSI mode: bigint and decimal sum overflow raise Spark's arithmetic error on both evaluators") {
     val longRows = Seq(Long.MaxValue, 1L).zipWithIndex.map { case (x, j) => rowWith(j, L -> x) }
     val nine = decimal("90000000000000000000000000000000000000", 38, 0)
     val decRows = Seq(nine, nine).zipWithIndex.map { case (x, j) => rowWith(j, BIG -> x) }
     for {
-      (function, rows) <- Seq(sumOf(l, EvalMode.ANSI) -> longRows, sumOf(big, EvalMode.ANSI) -> decRows)
+      (function, rows) <-
+        Seq(sumOf(l, EvalMode.ANSI) -> longRows, sumOf(big, EvalMode.ANSI) -> decRows)
       frame <- Seq(WholeRows, RunningRows, RunningRange)
       flavor <- flavors
     } {
@@ -141,9 +156,12 @@ class AggregateOverflowSuite extends AnyFunSuite with AggregateReference {
         case _ => null
       }
       // Spark 3.5's decimal overflow condition has no sub-conditions yet.
-      assert(Set("ARITHMETIC_OVERFLOW", "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
-        "NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION", "NUMERIC_VALUE_OUT_OF_RANGE").contains(condition),
-        s"[$flavor, $frame, ${function.sql(false)}] unexpected error condition $condition: ${e.getMessage}")
+      assert(
+        Set("ARITHMETIC_OVERFLOW", "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
+          "NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION", "NUMERIC_VALUE_OUT_OF_RANGE").contains(
+          condition),
+        s"[$flavor, $frame, ${function.sql(false)}] unexpected error condition $condition: ${e.getMessage}"
+      )
     }
   }
 }

@@ -40,8 +40,10 @@ import fastwindow.kernels.AggregateReference._
 trait AggregateReference { this: AnyFunSuite =>
 
   // Input columns (schema index = constant below).
-  protected val K = 0; protected val I = 1; protected val L = 2; protected val D = 3; protected val F = 4
-  protected val DEC = 5; protected val BIG = 6; protected val S = 7; protected val DT = 8; protected val TS = 9
+  protected val K = 0; protected val I = 1; protected val L = 2; protected val D = 3;
+  protected val F = 4
+  protected val DEC = 5; protected val BIG = 6; protected val S = 7; protected val DT = 8;
+  protected val TS = 9
   protected val BIN = 10
 
   protected val k = attr("k", IntegerType)
@@ -83,13 +85,17 @@ trait AggregateReference { this: AnyFunSuite =>
     }
 
     def of(dataType: DataType): (Any, Any) => Int = dataType match {
-      case IntegerType | DateType => (a, b) => Integer.compare(a.asInstanceOf[Int], b.asInstanceOf[Int])
+      case IntegerType | DateType =>
+        (a, b) => Integer.compare(a.asInstanceOf[Int], b.asInstanceOf[Int])
       case LongType | TimestampType =>
         (a, b) => java.lang.Long.compare(a.asInstanceOf[Long], b.asInstanceOf[Long])
       case DoubleType => (a, b) => double(a.asInstanceOf[Double], b.asInstanceOf[Double])
-      case FloatType => (a, b) => double(a.asInstanceOf[Float].toDouble, b.asInstanceOf[Float].toDouble)
+      case FloatType =>
+        (a, b) => double(a.asInstanceOf[Float].toDouble, b.asInstanceOf[Float].toDouble)
       case _: DecimalType =>
-        (a, b) => a.asInstanceOf[Decimal].toJavaBigDecimal.compareTo(b.asInstanceOf[Decimal].toJavaBigDecimal)
+        (a, b) =>
+          a.asInstanceOf[Decimal].toJavaBigDecimal.compareTo(
+            b.asInstanceOf[Decimal].toJavaBigDecimal)
       case _: StringType =>
         (a, b) => bytes(a.asInstanceOf[UTF8String].getBytes, b.asInstanceOf[UTF8String].getBytes)
       case BinaryType => (a, b) => bytes(a.asInstanceOf[Array[Byte]], b.asInstanceOf[Array[Byte]])
@@ -185,23 +191,26 @@ trait AggregateReference { this: AnyFunSuite =>
   protected val slidingFrames: Seq[SlidingRows] = Seq(
     SlidingRows(Some(-2), Some(0)),
     SlidingRows(Some(-1), Some(1)),
-    SlidingRows(Some(-5), Some(-2)),   // empty at the start
-    SlidingRows(Some(1), Some(3)),     // empty at the end
+    SlidingRows(Some(-5), Some(-2)), // empty at the start
+    SlidingRows(Some(1), Some(3)), // empty at the end
     SlidingRows(Some(0), Some(0)),
     SlidingRows(None, Some(-2)),
     SlidingRows(None, Some(1)),
     SlidingRows(Some(-2), None),
-    SlidingRows(Some(0), None),        // shrinking
+    SlidingRows(Some(0), None), // shrinking
     SlidingRows(Some(-1000), Some(1000)),
-    SlidingRows(Some(-Int.MaxValue), Some(Int.MaxValue - 1)))
+    SlidingRows(Some(-Int.MaxValue), Some(Int.MaxValue - 1))
+  )
 
   // ---------------------------------------------------------------------------------------------
   // Random partitions
 
   protected def nullsFirst(c: (Any, Any) => Int): (Any, Any) => Int = (a, b) =>
-    if (a == null) { if (b == null) 0 else -1 } else if (b == null) 1 else c(a, b)
+    if (a == null) { if (b == null) 0 else -1 }
+    else if (b == null) 1 else c(a, b)
   protected def descNullsLast(c: (Any, Any) => Int): (Any, Any) => Int = (a, b) =>
-    if (a == null) { if (b == null) 0 else 1 } else if (b == null) -1 else c(b, a)
+    if (a == null) { if (b == null) 0 else 1 }
+    else if (b == null) -1 else c(b, a)
 
   protected def value(r: InternalRow, index: Int): Any =
     if (r.isNullAt(index)) null else r.get(index, schema(index).dataType)
@@ -209,10 +218,16 @@ trait AggregateReference { this: AnyFunSuite =>
   protected val byK = Order(Seq(asc(k)), value(_, K), nullsFirst(Cmp.of(IntegerType)))
   protected val byDDesc = Order(Seq(desc(d)), value(_, D), descNullsLast(Cmp.of(DoubleType)))
 
-  protected val bigDecimals = Seq("90000000000000000000000000000000000000",
-    "-90000000000000000000000000000000000000", "50000000000000000000000000000000000000",
-    "-50000000000000000000000000000000000000", "99999999999999999999999999999999999999",
-    "1", "-1", "0").map(v => Decimal(new JBigDecimal(v), 38, 0))
+  protected val bigDecimals = Seq(
+    "90000000000000000000000000000000000000",
+    "-90000000000000000000000000000000000000",
+    "50000000000000000000000000000000000000",
+    "-50000000000000000000000000000000000000",
+    "99999999999999999999999999999999999999",
+    "1",
+    "-1",
+    "0"
+  ).map(v => Decimal(new JBigDecimal(v), 38, 0))
 
   protected def randomRow(r: Random, shape: Shape, keyShape: Shape): InternalRow = {
     // bigints near the limits, so that sums wrap
@@ -237,7 +252,8 @@ trait AggregateReference { this: AnyFunSuite =>
       randomValue(StringType, r, shape),
       randomValue(DateType, r, shape),
       randomValue(TimestampType, r, shape),
-      randomValue(BinaryType, r, shape))
+      randomValue(BinaryType, r, shape)
+    )
   }
 
   /** A partition of n random rows sorted by `order`, with ties and nulls in the order key. */
@@ -258,7 +274,8 @@ trait AggregateReference { this: AnyFunSuite =>
   }
 
   /** Per row, per case: the frame's values of the case's column fed to its reference. */
-  protected def expected(cs: Seq[AggCase], frame: RefFrame, order: Order, rows: IndexedSeq[InternalRow]): Results = {
+  protected def expected(cs: Seq[AggCase], frame: RefFrame, order: Order,
+      rows: IndexedSeq[InternalRow]): Results = {
     val n = rows.size
     val keys = rows.map(order.keyOf)
     val keyCmp = (a: Int, b: Int) => order.cmp(keys(a), keys(b))
@@ -312,7 +329,8 @@ trait AggregateReference { this: AnyFunSuite =>
   protected val sizes: Seq[Int] = (0 to 64) ++ Seq(100, 157, 300)
 
   /** The documented tolerance for double sums and averages over sliding frames. */
-  protected def slidingTolerance(c: AggCase, e: Double, a: Double, frameValues: Seq[Any]): Boolean = {
+  protected def slidingTolerance(
+      c: AggCase, e: Double, a: Double, frameValues: Seq[Any]): Boolean = {
     val xs = nonNull(frameValues).map(asDouble)
     if (c.exactWhenSliding || e.isNaN || e.isInfinite || a.isNaN || a.isInfinite) false
     else {
@@ -323,14 +341,23 @@ trait AggregateReference { this: AnyFunSuite =>
 
   /** The cases [[fastwindow.functions.WindowSupport]] accepts over every sliding frame. */
   protected lazy val slidingCases: Seq[AggCase] = cases.filter { c =>
-    slidingFrames.forall(fr => check(Seq(win(windowFunction(c.function), byK.spec, fr.spark)), byK.spec).isRight)
+    slidingFrames.forall(fr =>
+      check(Seq(win(windowFunction(c.function), byK.spec, fr.spark)), byK.spec).isRight)
   }
 
   protected val rangeFrames: Seq[RefFrame] = Seq(
-    ValueRange(Some(-2), Some(1)), ValueRange(Some(-3), Some(0)), ValueRange(Some(0), Some(0)),
-    ValueRange(Some(-5), Some(-2)), ValueRange(Some(1), Some(4)),  // before / after the row's key
-    ValueRange(None, Some(2)), ValueRange(Some(-1), None), ValueRange(Some(3), None),
-    ValueRange(None, Some(-3)), PeersRange(toEnd = true), PeersRange(toEnd = false))
+    ValueRange(Some(-2), Some(1)),
+    ValueRange(Some(-3), Some(0)),
+    ValueRange(Some(0), Some(0)),
+    ValueRange(Some(-5), Some(-2)),
+    ValueRange(Some(1), Some(4)), // before / after the row's key
+    ValueRange(None, Some(2)),
+    ValueRange(Some(-1), None),
+    ValueRange(Some(3), None),
+    ValueRange(None, Some(-3)),
+    PeersRange(toEnd = true),
+    PeersRange(toEnd = false)
+  )
 
   // ---------------------------------------------------------------------------------------------
   // Hand-computed cases (they also guard the reference)
@@ -343,7 +370,8 @@ trait AggregateReference { this: AnyFunSuite =>
     val exprs = functions.map { case (fn, frame) => win(agg(fn), order.spec, frame.spark) }
     val layout = layoutOf(exprs, order.spec, schema)
     val all = flavors.map(fl => runPartition(fl.create(layout), layout, rows, unsafeFeed(schema)))
-    firstDifference(all(0), all(1), layout, rows, schema).foreach(diff => fail(s"twins differ: $diff"))
+    firstDifference(all(0), all(1), layout, rows, schema).foreach(diff =>
+      fail(s"twins differ: $diff"))
     functions.indices.map(c => all(0).map(_(c)))
   }
 
@@ -359,9 +387,9 @@ trait AggregateReference { this: AnyFunSuite =>
 
 }
 
-
 /** The reference's vocabulary (top level so that pattern matches need no outer reference). */
 object AggregateReference {
+
   /**
    * One aggregate under test: the function, the schema index of the column its reference reads
    * (count(*) reads k but counts every row), the reference over the frame's values in row order,
@@ -378,6 +406,7 @@ object AggregateReference {
   /** A frame: its Spark form, and its textbook definition (the rows of row i's frame, in order). */
   sealed abstract class RefFrame(val spark: SpecifiedWindowFrame) {
     def members(i: Int, n: Int, keyCmp: (Int, Int) => Int): IndexedSeq[Int]
+
     /** Frames with value offsets also read the keys (`key(j)` of row j). */
     def members(i: Int, n: Int, keyCmp: (Int, Int) => Int, key: Int => Any): IndexedSeq[Int] =
       members(i, n, keyCmp)
@@ -392,15 +421,17 @@ object AggregateReference {
   object RunningRows extends RefFrame(runningRows) {
     def members(i: Int, n: Int, keyCmp: (Int, Int) => Int): IndexedSeq[Int] = 0 to i
   }
+
   /** Every row whose order key sorts before or equal to the current row's: peers included. */
   object RunningRange extends RefFrame(runningRange) {
     def members(i: Int, n: Int, keyCmp: (Int, Int) => Int): IndexedSeq[Int] =
       (0 until n).filter(j => keyCmp(j, i) <= 0)
   }
+
   /** ROWS BETWEEN i+lower AND i+upper (None: unbounded), clipped to the partition. */
   final case class SlidingRows(lower: Option[Int], upper: Option[Int]) extends RefFrame(
-    SpecifiedWindowFrame(RowFrame, SlidingRows.bound(lower, UnboundedPreceding),
-      SlidingRows.bound(upper, UnboundedFollowing))) {
+      SpecifiedWindowFrame(RowFrame, SlidingRows.bound(lower, UnboundedPreceding),
+        SlidingRows.bound(upper, UnboundedFollowing))) {
     def members(i: Int, n: Int, keyCmp: (Int, Int) => Int): IndexedSeq[Int] = {
       val first = lower.fold(0L)(i.toLong + _)
       val last = upper.fold(n - 1L)(i.toLong + _)
@@ -414,17 +445,19 @@ object AggregateReference {
       case Some(o) => Literal(o)
     }
   }
+
   /**
    * RANGE BETWEEN key + lower AND key + upper (None: unbounded) on an ascending int key, nulls
    * first: the rows whose key sorts between the two edge values (a null key's edges are null, so
    * its frame is the null keys, plus the rows an unbounded edge reaches).
    */
   final case class ValueRange(lower: Option[Int], upper: Option[Int]) extends RefFrame(
-    SpecifiedWindowFrame(RangeFrame, lower.fold[Expression](UnboundedPreceding)(Literal(_)),
-      upper.fold[Expression](UnboundedFollowing)(Literal(_)))) {
+      SpecifiedWindowFrame(RangeFrame, lower.fold[Expression](UnboundedPreceding)(Literal(_)),
+        upper.fold[Expression](UnboundedFollowing)(Literal(_)))) {
     def members(i: Int, n: Int, keyCmp: (Int, Int) => Int): IndexedSeq[Int] =
       throw new UnsupportedOperationException("needs the keys")
-    override def members(i: Int, n: Int, keyCmp: (Int, Int) => Int, key: Int => Any): IndexedSeq[Int] = {
+    override def members(
+        i: Int, n: Int, keyCmp: (Int, Int) => Int, key: Int => Any): IndexedSeq[Int] = {
       def long(k: Any): Option[Long] = Option(k).map(_.asInstanceOf[Int].toLong)
       def edge(o: Int): Option[Long] = long(key(i)).map(_ + o)
       // nulls first: None sorts before every value
@@ -440,15 +473,17 @@ object AggregateReference {
       }
     }
   }
+
   /** RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING (or CURRENT ROW): peers onward (peers). */
   final case class PeersRange(toEnd: Boolean) extends RefFrame(
-    SpecifiedWindowFrame(RangeFrame, CurrentRow, if (toEnd) UnboundedFollowing else CurrentRow)) {
+      SpecifiedWindowFrame(RangeFrame, CurrentRow, if (toEnd) UnboundedFollowing else CurrentRow)) {
     def members(i: Int, n: Int, keyCmp: (Int, Int) => Int): IndexedSeq[Int] =
       (0 until n).filter(j => if (toEnd) keyCmp(j, i) >= 0 else keyCmp(j, i) == 0)
   }
 
   /** An order: the Spark sort order, and the reference's comparison of two rows' keys. */
   final case class Order(spec: Seq[SortOrder], keyOf: InternalRow => Any, cmp: (Any, Any) => Int) {
-    def rowOrdering: Ordering[InternalRow] = (a: InternalRow, b: InternalRow) => cmp(keyOf(a), keyOf(b))
+    def rowOrdering: Ordering[InternalRow] =
+      (a: InternalRow, b: InternalRow) => cmp(keyOf(a), keyOf(b))
   }
 }

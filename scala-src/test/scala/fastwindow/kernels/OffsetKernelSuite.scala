@@ -27,8 +27,8 @@ class OffsetKernelSuite extends AnyFunSuite {
   /** A lead/lag under test: the expression and how to compute its expected values. */
   private case class Case(
       function: Expression,
-      input: Int,          // schema index of the input
-      offset: Int,         // signed: lag is negative
+      input: Int, // schema index of the input
+      offset: Int, // signed: lag is negative
       ignoreNulls: Boolean,
       default: InternalRow => Any)
 
@@ -43,7 +43,8 @@ class OffsetKernelSuite extends AnyFunSuite {
     Literal.create(null, IntegerType) -> nullDefault,
     Literal(-1) -> (_ => -1),
     dflt -> (r => if (r.isNullAt(2)) null else r.getInt(2)),
-    Add(dflt, Literal(1000)) -> (r => if (r.isNullAt(2)) null else r.getInt(2) + 1000))
+    Add(dflt, Literal(1000)) -> (r => if (r.isNullAt(2)) null else r.getInt(2) + 1000)
+  )
 
   private val cases: Seq[Case] = {
     val offsets = Seq(0, 1, 2, 3, 7, 250)
@@ -52,19 +53,25 @@ class OffsetKernelSuite extends AnyFunSuite {
       isLead <- Seq(true, false)
       ignoreNulls <- Seq(false, true)
     } yield {
-      val (default, expected) = intDefaults((oi + (if (isLead) 0 else 1) + (if (ignoreNulls) 2 else 0)) % 4)
-      val f = if (isLead) lead(x, offset, default, ignoreNulls) else lag(x, offset, default, ignoreNulls)
+      val (default, expected) =
+        intDefaults((oi + (if (isLead) 0 else 1) + (if (ignoreNulls) 2 else 0)) % 4)
+      val f =
+        if (isLead) lead(x, offset, default, ignoreNulls) else lag(x, offset, default, ignoreNulls)
       Case(f, 1, if (isLead) offset else -offset, ignoreNulls, expected)
     }
-    val negative = for (ignoreNulls <- Seq(false, true)) yield Seq(
-      Case(lead(x, -2, Literal(-5), ignoreNulls), 1, -2, ignoreNulls, _ => -5),
-      Case(lag(x, -3, dflt, ignoreNulls), 1, 3, ignoreNulls, intDefaults(2)._2))
+    val negative =
+      for (ignoreNulls <- Seq(false, true)) yield Seq(
+        Case(lead(x, -2, Literal(-5), ignoreNulls), 1, -2, ignoreNulls, _ => -5),
+        Case(lag(x, -3, dflt, ignoreNulls), 1, 3, ignoreNulls, intDefaults(2)._2))
     val zz = UTF8String.fromString("zz")
     val strings = Seq(
       Case(lead(s, 1, Literal(zz), ignoreNulls = false), 3, 1, ignoreNulls = false, _ => zz),
-      Case(lead(s, 2, Literal.create(null, StringType), ignoreNulls = true), 3, 2, ignoreNulls = true, nullDefault),
-      Case(lag(s, 1, Literal.create(null, StringType), ignoreNulls = true), 3, -1, ignoreNulls = true, nullDefault),
-      Case(lag(s, 3, Literal(zz), ignoreNulls = false), 3, -3, ignoreNulls = false, _ => zz))
+      Case(lead(s, 2, Literal.create(null, StringType), ignoreNulls = true), 3, 2,
+        ignoreNulls = true, nullDefault),
+      Case(lag(s, 1, Literal.create(null, StringType), ignoreNulls = true), 3, -1,
+        ignoreNulls = true, nullDefault),
+      Case(lag(s, 3, Literal(zz), ignoreNulls = false), 3, -3, ignoreNulls = false, _ => zz)
+    )
     intCases ++ negative.flatten ++ strings
   }
 
@@ -92,7 +99,8 @@ class OffsetKernelSuite extends AnyFunSuite {
     i,
     randomValue(IntegerType, r, shape.copy(specialFraction = 0)),
     randomValue(IntegerType, r, shape.copy(nullFraction = 0.3, specialFraction = 0)),
-    randomValue(StringType, r, shape))
+    randomValue(StringType, r, shape)
+  )
 
   test("random partitions of every size 0..200, all offsets and defaults, both evaluators") {
     val r = new Random(21)
@@ -140,10 +148,12 @@ class OffsetKernelSuite extends AnyFunSuite {
     assert(results(lag(x, 2, none, ignoreNulls = true), xs) == Seq(null, null, null, 1, 1, 1))
     assert(results(lag(x, 3, Literal(-1), ignoreNulls = true), xs) == Seq.fill(6)(-1))
     // all null input: always the default
-    assert(results(lead(x, 1, Literal(7), ignoreNulls = true), Seq(null, null, null)) == Seq(7, 7, 7))
+    assert(results(lead(x, 1, Literal(7), ignoreNulls = true), Seq(null, null, null)) == Seq(7, 7,
+      7))
   }
 
-  test("hand-computed: offset 0 returns the current row's input, null or not, even with IGNORE NULLS") {
+  test(
+    "hand-computed: offset 0 returns the current row's input, null or not, even with IGNORE NULLS") {
     for (ignoreNulls <- Seq(false, true)) {
       assert(results(lead(x, 0, Literal(-1), ignoreNulls), xs) == xs)
       assert(results(lag(x, 0, Literal(-1), ignoreNulls), xs) == xs)

@@ -43,13 +43,15 @@ class PercentileKernelSuite extends AnyFunSuite {
   private def functions: Seq[PercentileBase] = Seq(
     new Percentile(i, Literal(0.5)),
     new Percentile(d, Literal(0.3)),
-    new Percentile(i, Literal.create(ArrayData.toArrayData(Array(0.0, 0.25, 0.9, 1.0)),
-      ArrayType(DoubleType, containsNull = false))),
+    new Percentile(i,
+      Literal.create(ArrayData.toArrayData(Array(0.0, 0.25, 0.9, 1.0)),
+        ArrayType(DoubleType, containsNull = false))),
     new Percentile(d, Literal(0.75), Literal(3L)),
     Percentile(i, Literal(0.4), Literal(1L), reverse = true),
     PercentileDisc(d, Literal(0.7)),
     PercentileDisc(i, Literal(0.2), reverse = true),
-    PercentileDisc(i, Literal(0.6), legacyCalculation = true))
+    PercentileDisc(i, Literal(0.6), legacyCalculation = true)
+  )
 
   /** Spark's percentile over `frameRows` of `part`. */
   private def spark(f: PercentileBase, part: Seq[InternalRow], frameRows: Range): Any = {
@@ -75,8 +77,9 @@ class PercentileKernelSuite extends AnyFunSuite {
     val int = if (rng.nextDouble() < 0.15) null else Int.box(rng.nextInt(9) - 4)
     val double: Any = rng.nextDouble() match {
       case x if x < 0.15 => null
-      case x if x < 0.2 => Seq(Double.NaN, Double.PositiveInfinity, Double.NegativeInfinity,
-        1e308, -1e308)(rng.nextInt(5))
+      case x if x < 0.2 =>
+        Seq(Double.NaN, Double.PositiveInfinity, Double.NegativeInfinity,
+          1e308, -1e308)(rng.nextInt(5))
       case _ => rng.nextInt(40) / 8.0 - 2.0
     }
     row(r, int, double)

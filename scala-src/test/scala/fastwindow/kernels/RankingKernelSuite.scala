@@ -36,18 +36,21 @@ class RankingKernelSuite extends AnyFunSuite {
    * Reference results: `keys(i)` are row i's order keys, rows are sorted by `ord`, so
    * "smaller" means "sorts strictly earlier" and peers are rows whose keys compare equal.
    */
-  private def reference(keys: IndexedSeq[IndexedSeq[Any]], ord: Ordering[IndexedSeq[Any]]): Results = {
+  private def reference(
+      keys: IndexedSeq[IndexedSeq[Any]], ord: Ordering[IndexedSeq[Any]]): Results = {
     val n = keys.size
     val firstOfValue = keys.indices.map(j => !(0 until j).exists(m => ord.equiv(keys(m), keys(j))))
     keys.indices.map { i =>
       val smaller = keys.count(o => ord.compare(o, keys(i)) < 0)
       val upTo = keys.count(o => ord.compare(o, keys(i)) <= 0)
       // distinct smaller keys: count rows that are smaller and are the first of their value
-      val distinctSmaller = keys.indices.count(j => firstOfValue(j) && ord.compare(keys(j), keys(i)) < 0)
+      val distinctSmaller =
+        keys.indices.count(j => firstOfValue(j) && ord.compare(keys(j), keys(i)) < 0)
       val rank = smaller + 1
       val percentRank = if (n == 1) 0.0 else (rank - 1).toDouble / (n - 1).toDouble
       val ntiles = ntileBuckets.map(b => referenceNTile(i, n, b))
-      IndexedSeq[Any](i + 1, rank, distinctSmaller + 1, percentRank, upTo.toDouble / n.toDouble) ++ ntiles
+      IndexedSeq[Any](i + 1, rank, distinctSmaller + 1, percentRank,
+        upTo.toDouble / n.toDouble) ++ ntiles
     }
   }
 
@@ -102,13 +105,21 @@ class RankingKernelSuite extends AnyFunSuite {
 
   test("random partitions, ORDER BY int DESC NULLS LAST, string ASC, both evaluators") {
     val order = Seq(desc(k), asc(s))
-    val ord = lexicographic(Seq(sqlOrdering(IntegerType, ascending = false), sqlOrdering(StringType)))
-    runAgainstReference(order,
-      (r, shape) => row(
-        randomValue(IntegerType, r, shape.copy(distinct = math.min(shape.distinct, 4), specialFraction = 0)),
-        randomValue(StringType, r, shape.copy(distinct = math.min(shape.distinct, 3))),
-        null),
-      x => IndexedSeq(x.get(0, IntegerType), x.get(1, StringType)), ord, seed = 12)
+    val ord =
+      lexicographic(Seq(sqlOrdering(IntegerType, ascending = false), sqlOrdering(StringType)))
+    runAgainstReference(
+      order,
+      (r, shape) =>
+        row(
+          randomValue(IntegerType, r,
+            shape.copy(distinct = math.min(shape.distinct, 4), specialFraction = 0)),
+          randomValue(StringType, r, shape.copy(distinct = math.min(shape.distinct, 3))),
+          null
+        ),
+      x => IndexedSeq(x.get(0, IntegerType), x.get(1, StringType)),
+      ord,
+      seed = 12
+    )
   }
 
   test("random partitions, ORDER BY double with NaN, infinities and -0.0, both evaluators") {
@@ -132,11 +143,11 @@ class RankingKernelSuite extends AnyFunSuite {
   test("hand-computed: ties, nulls first") {
     val keys = Seq[Any](null, null, 1, 1, 2, 3, 3, 3)
     val res = results(Seq(asc(k)), keys.map(v => row(v, null, null)))
-    assert(column(res, 0) == Seq(1, 2, 3, 4, 5, 6, 7, 8))                       // row_number
-    assert(column(res, 1) == Seq(1, 1, 3, 3, 5, 6, 6, 6))                       // rank
-    assert(column(res, 2) == Seq(1, 1, 2, 2, 3, 4, 4, 4))                       // dense_rank
-    assert(column(res, 3) == Seq(0, 0, 2, 2, 4, 5, 5, 5).map(_ / 7.0))          // percent_rank
-    assert(column(res, 4) == Seq(2, 2, 4, 4, 5, 8, 8, 8).map(_ / 8.0))          // cume_dist
+    assert(column(res, 0) == Seq(1, 2, 3, 4, 5, 6, 7, 8)) // row_number
+    assert(column(res, 1) == Seq(1, 1, 3, 3, 5, 6, 6, 6)) // rank
+    assert(column(res, 2) == Seq(1, 1, 2, 2, 3, 4, 4, 4)) // dense_rank
+    assert(column(res, 3) == Seq(0, 0, 2, 2, 4, 5, 5, 5).map(_ / 7.0)) // percent_rank
+    assert(column(res, 4) == Seq(2, 2, 4, 4, 5, 8, 8, 8).map(_ / 8.0)) // cume_dist
     // ntile(1), (2), (3), (4), (5) over 8 rows
     assert(column(res, 5) == Seq.fill(8)(1))
     assert(column(res, 6) == Seq(1, 1, 1, 1, 2, 2, 2, 2))
@@ -163,7 +174,8 @@ class RankingKernelSuite extends AnyFunSuite {
   }
 
   test("hand-computed: -0.0 and 0.0 are peers, NaN is a peer of NaN") {
-    val keys = Seq(Double.NegativeInfinity, -0.0, 0.0, -0.0, 1.5, Double.PositiveInfinity, Double.NaN, Double.NaN)
+    val keys = Seq(Double.NegativeInfinity, -0.0, 0.0, -0.0, 1.5, Double.PositiveInfinity,
+      Double.NaN, Double.NaN)
     val res = results(Seq(asc(d)), keys.map(v => row(null, null, v)))
     assert(column(res, 1) == Seq(1, 2, 2, 2, 5, 6, 7, 7))
     assert(column(res, 2) == Seq(1, 2, 2, 2, 3, 4, 5, 5))
@@ -171,8 +183,9 @@ class RankingKernelSuite extends AnyFunSuite {
   }
 
   test("hand-computed: a null key is not a peer of a non-null key, multi-key peers") {
-    val rows = Seq[(Any, String)]((null, null), (null, "a"), (null, "a"), (1, null), (1, "a"), (1, "a"))
-      .map { case (a, b) => row(a, if (b == null) null else UTF8String.fromString(b), null) }
+    val rows =
+      Seq[(Any, String)]((null, null), (null, "a"), (null, "a"), (1, null), (1, "a"), (1, "a"))
+        .map { case (a, b) => row(a, if (b == null) null else UTF8String.fromString(b), null) }
     val res = results(Seq(asc(k), asc(s)), rows)
     assert(column(res, 1) == Seq(1, 2, 2, 4, 5, 5))
     assert(column(res, 2) == Seq(1, 2, 2, 3, 4, 4))

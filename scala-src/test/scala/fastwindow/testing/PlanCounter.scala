@@ -34,6 +34,7 @@ class PlanCounter extends SparkListener {
     def count(node: SparkPlanInfo, name: String): Int =
       (if (node.nodeName == name) 1 else 0) + node.children.map(count(_, name)).sum
     val out = new PrintWriter(new FileWriter(path, true))
-    try out.println(s"${count(plan, "FastWindow")} ${count(plan, "Window")}") finally out.close()
+    try out.println(s"${count(plan, "FastWindow")} ${count(plan, "Window")}")
+    finally out.close()
   }
 }

@@ -20,13 +20,16 @@ final class BestRowPerGroup(order: Comparator[UnsafeRow]) {
   import BestRowPerGroup._
 
   private var arena = new Array[Byte](InitialBytes)
+
   /** Bytes of the arena in use, abandoned spaces included. */
   private var end = 0
+
   /** By group id: where its row starts, its size, and the bytes its space has. */
   private var offsets = new Array[Int](16)
   private var sizes = new Array[Int](16)
   private var spaces = new Array[Int](16)
   private var groups = 0
+
   /** The row `kept` returns, pointed at the arena (its field count is set by the first row). */
   private var view: UnsafeRow = _
 
@@ -124,6 +127,7 @@ final class BestRowPerGroup(order: Comparator[UnsafeRow]) {
 
 object BestRowPerGroup {
   private val InitialBytes = 1 << 16
+
   /** The largest byte array the JVM allocates, rounded down to whole words. */
   private val MaxArenaBytes = (Int.MaxValue - 15L) & ~7L
 }

@@ -5,7 +5,8 @@ import java.util.Comparator
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Ascending, Attribute, Expression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -48,7 +49,8 @@ case class HashGroupLimitExec(
     limit: Int,
     mode: WindowGroupLimitMode,
     rank: RankLimit,
-    child: SparkPlan) extends UnaryExecNode {
+    child: SparkPlan)
+  extends UnaryExecNode {
 
   override def nodeName: String = "FastGroupLimit"
 
@@ -84,7 +86,8 @@ case class HashGroupLimitExec(
     "numSortedTasks" -> SQLMetrics.createMetric(sparkContext,
       "tasks that sorted their rows, memory refused or keys nearly distinct (final)"),
     "numPassedThroughTasks" -> SQLMetrics.createMetric(sparkContext,
-      "tasks that passed their rows on unlimited, keys nearly distinct (partial)"))
+      "tasks that passed their rows on unlimited, keys nearly distinct (partial)")
+  )
 
   /**
    * What the final mode reads: its partial limit's input when that is already clustered as the
@@ -92,8 +95,9 @@ case class HashGroupLimitExec(
    * again), as Spark's `RemoveRedundantWindowGroupLimits` does for its own operator.
    */
   private def source: SparkPlan = child match {
-    case partial: HashGroupLimitExec if mode == Final && partial.mode == Partial &&
-        partial.child.outputPartitioning.satisfies(requiredChildDistribution.head) =>
+    case partial: HashGroupLimitExec
+        if mode == Final && partial.mode == Partial &&
+          partial.child.outputPartitioning.satisfies(requiredChildDistribution.head) =>
       partial.child
     case _ => child
   }
@@ -115,9 +119,15 @@ case class HashGroupLimitExec(
       val memory = TaskMemory.manager.map(new ColumnMemory(_))
       val order = RowOrderings.ordering(rankOrder, childOutput, interpreted)
       val keyOf = UnsafeProjection.create(keys, childOutput)
-      val groups = new TopKPerKey(keyOf, keys.map(_.dataType), rankKind, k, order,
+      val groups = new TopKPerKey(
+        keyOf,
+        keys.map(_.dataType),
+        rankKind,
+        k,
+        order,
         if (interpreted) None else IntegralOrderBounds(rankOrder, childOutput, rankKind.keepsTies),
-        new MemoryBudget(memory, maxBytes))
+        new MemoryBudget(memory, maxBytes)
+      )
       val toUnsafe = UnsafeProjection.create(childOutput, childOutput)
       val rows = input.map {
         case u: UnsafeRow => u
@@ -133,10 +143,17 @@ case class HashGroupLimitExec(
             () => passedThrough += 1)
         } else {
           val keyOrder = RowOrderings.keyOrder(keys, interpreted)
-          HashGroupLimitExec.finalRows(rows, groups, keyOrder, sampleRows, () => {
-            sortedTasks += 1
-            sorting.createSorter()
-          }, new SortedGroupLimit(_, UnsafeProjection.create(keys, childOutput), rankKind, k, order))
+          HashGroupLimitExec.finalRows(
+            rows,
+            groups,
+            keyOrder,
+            sampleRows,
+            () => {
+              sortedTasks += 1
+              sorting.createSorter()
+            },
+            new SortedGroupLimit(_, UnsafeProjection.create(keys, childOutput), rankKind, k, order)
+          )
         }
       out.map { r => outputRows += 1; r }
     }
@@ -199,9 +216,11 @@ private final class PartialGroupLimit(
     groups: TopKPerKey,
     sampleRows: Long,
     emittedEarly: () => Unit,
-    passedThrough: () => Unit) extends Iterator[InternalRow] {
+    passedThrough: () => Unit)
+  extends Iterator[InternalRow] {
 
   private var emitting: Iterator[UnsafeRow] = Iterator.empty
+
   /** A row refused memory, offered again once the map is emptied. */
   private var refused: UnsafeRow = _
   private var read = 0L

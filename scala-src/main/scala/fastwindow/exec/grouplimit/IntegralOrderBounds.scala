@@ -1,6 +1,7 @@
 package fastwindow.exec.grouplimit
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, NullsFirst, SortOrder, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Attribute, BindReferences, BoundReference, NullsFirst, SortOrder, UnsafeRow}
 
 import fastwindow.exec.shared.GroupIds
 
@@ -68,8 +69,8 @@ object IntegralOrderBounds {
       BindReferences.bindReference(order.child, schema) match {
         case b: BoundReference if GroupIds.integralWidth(b.dataType) > 0 =>
           Some(new IntegralOrderBounds(b.ordinal, GroupIds.integralWidth(b.dataType),
-            order.isAscending, order.nullOrdering == NullsFirst,
-            keepsTies))
+              order.isAscending, order.nullOrdering == NullsFirst,
+              keepsTies))
         case _ => None
       }
     case _ => None

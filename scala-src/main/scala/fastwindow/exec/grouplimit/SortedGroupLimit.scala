@@ -19,11 +19,13 @@ final class SortedGroupLimit(
     keyOf: UnsafeProjection,
     rank: RankLimit,
     limit: Int,
-    order: Comparator[UnsafeRow]) extends Iterator[InternalRow] {
+    order: Comparator[UnsafeRow])
+  extends Iterator[InternalRow] {
 
   private var key: UnsafeRow = _
   private var previous: UnsafeRow = _
   private var rowsInGroup = 0
+
   /** The previous row's row_number, rank or dense_rank. */
   private var value = 0
   private var nextRow: UnsafeRow = _

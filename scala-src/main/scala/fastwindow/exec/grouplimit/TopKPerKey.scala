@@ -27,11 +27,15 @@ final class TopKPerKey(
   import TopKPerKey._
 
   private var ids = GroupIds(keyTypes)
+
   /** For row_number <= 1 (else null): each group's row. */
-  private val best = if (limit == 1 && rank == RankLimit.RowNumber) new BestRowPerGroup(order) else null
+  private val best =
+    if (limit == 1 && rank == RankLimit.RowNumber) new BestRowPerGroup(order) else null
+
   /** Otherwise, by group id: the rows kept. */
   private var groups = new Array[GroupTopK[UnsafeRow]](16)
   private var count = 0
+
   /** Bytes held by the groups' keys and bounds, and, without `best`, by their rows. */
   private var heldBytes = 0L
   private var peakBytes = 0L
@@ -72,7 +76,8 @@ final class TopKPerKey(
 
   private def offerTopK(id: Int, key: UnsafeRow, row: UnsafeRow, added: Long): Boolean = {
     if (!fits(heldBytes + added + GroupOverhead + weigh(row))) return false
-    val group = if (id >= 0) groups(id) else {
+    val group = if (id >= 0) groups(id)
+    else {
       val group = new GroupTopK[UnsafeRow](rank, limit, order, weigh, copyRow)
       if (count == groups.length) groups = java.util.Arrays.copyOf(groups, count * 2)
       groups(ids.add(key)) = group
@@ -91,6 +96,7 @@ final class TopKPerKey(
 
   /** The groups' ids, in no order. */
   def groupIds: Array[Int] = Array.range(0, count)
+
   /** The groups' ids in ascending key order (NULL first) by `keyOrder` over the key rows. */
   def idsInKeyOrder(keyOrder: Comparator[UnsafeRow]): Array[Int] = ids.idsSortedBy(keyOrder)
 
@@ -118,6 +124,7 @@ final class TopKPerKey(
    * then a group per row costs about what a sort's row does.
    */
   def keepsRowsInArena: Boolean = best != null
+
   /**
    * The kept rows of the groups `ids`, in that order, each group's in its order; each row is
    * valid until the next one is read.
@@ -142,13 +149,17 @@ final class TopKPerKey(
 }
 
 object TopKPerKey {
+
   /** `row` copied into `spare` (a row the group dropped; null if none): its buffer reused. */
   private def copyRow(row: UnsafeRow, spare: UnsafeRow): UnsafeRow =
     if (spare == null) row.copy() else { spare.copyFrom(row); spare }
+
   /** A copied row: the UnsafeRow object and its byte array's header and reference. */
   private def weigh(row: UnsafeRow): Long = row.getSizeInBytes + 56L
+
   /** A group: its two array slots, its [[GroupTopK]] and that one's first row array. */
   private val GroupOverhead = 160L
+
   /** A group's entry in [[IntegralOrderBounds]], when there is one. */
   private val BoundBytes = 16L
 }

@@ -3,7 +3,8 @@ package fastwindow.exec.grouporder
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Ascending, Attribute, Expression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -31,7 +32,8 @@ import fastwindow.exec.shared.{ColumnMemory, MemoryBudget, RowOrderings}
 case class GroupOrderExec(
     partitionSpec: Seq[Expression],
     orderSpec: Seq[SortOrder],
-    child: SparkPlan) extends UnaryExecNode {
+    child: SparkPlan)
+  extends UnaryExecNode {
 
   override def nodeName: String = "FastGroupOrder"
 
@@ -59,7 +61,8 @@ case class GroupOrderExec(
     "numSortedTasks" -> SQLMetrics.createMetric(sparkContext,
       "tasks whose rows Spark sorted (memory refused to group them, or keys nearly distinct)"),
     "groupSortPeakMemory" -> SQLMetrics.createSizeMetric(sparkContext,
-      "peak memory of the rows grouped by key"))
+      "peak memory of the rows grouped by key")
+  )
 
   override protected def doExecute(): RDD[InternalRow] =
     if (!groupsOwnRows) child.execute() else child.execute().mapPartitions(inWindowOrder)
@@ -77,10 +80,13 @@ case class GroupOrderExec(
     val sorting = SortExec(windowOrder, global = false, child)
     val (sortedTasks, peak) = (longMetric("numSortedTasks"), longMetric("groupSortPeakMemory"))
     input => {
-      val sorter = new GroupedSorter(UnsafeProjection.create(keys, childOutput),
-        keys.map(_.dataType), RowOrderings.keyOrder(keys, interpreted),
+      val sorter = new GroupedSorter(
+        UnsafeProjection.create(keys, childOutput),
+        keys.map(_.dataType),
+        RowOrderings.keyOrder(keys, interpreted),
         GroupedSorter.orderFor(order, childOutput, interpreted),
-        new MemoryBudget(TaskMemory.manager.map(new ColumnMemory(_)), maxBytes))
+        new MemoryBudget(TaskMemory.manager.map(new ColumnMemory(_)), maxBytes)
+      )
       Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
         peak += sorter.peak
         sorter.clear()

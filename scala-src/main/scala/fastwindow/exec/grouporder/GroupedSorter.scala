@@ -4,7 +4,8 @@ import java.util.Comparator
 
 import scala.collection.mutable.ArrayBuffer
 
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, NullsFirst, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Ascending, Attribute, NullsFirst, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.unsafe.Platform
 
@@ -47,10 +48,12 @@ final class GroupedSorter(
   private var page: Array[Byte] = Array.emptyByteArray
   private var pageEnd = 0
   private var pageBytes = 0L
+
   /** By row: page index << 32 | offset in the page; its size; its group. */
   private var addresses = new Array[Long](InitialRows)
   private var sizes = new Array[Int](InitialRows)
   private var groupOf = new Array[Int](InitialRows)
+
   /** By row, for an order by one integral key: its value, and whether it is NULL. */
   private var orderValues: Array[Long] = order match {
     case _: ByIntegral => new Array[Long](InitialRows)
@@ -62,11 +65,13 @@ final class GroupedSorter(
 
   def rowCount: Int = rows
   def groupCount: Int = groups
+
   /**
    * Whether nearly every row taken so far had a key of its own
    * ([[fastwindow.exec.shared.GroupIds.nearlyDistinct]]).
    */
   def nearlyDistinct: Boolean = ids.nearlyDistinct(rows)
+
   /** The most bytes this held (or was about to hold). */
   def peak: Long = peakBytes
 
@@ -124,7 +129,7 @@ final class GroupedSorter(
   private def point(view: UnsafeRow, i: Int): UnsafeRow = {
     val address = addresses(i)
     view.pointTo(pages((address >>> 32).toInt),
-      Platform.BYTE_ARRAY_OFFSET + (address & 0xFFFFFFFFL).toInt, sizes(i))
+      Platform.BYTE_ARRAY_OFFSET + (address & 0xffffffffL).toInt, sizes(i))
     view
   }
 
@@ -222,11 +227,14 @@ final class GroupedSorter(
 }
 
 object GroupedSorter {
+
   /** How each group is sorted. */
   sealed trait Order
+
   /** By one integral ORDER BY key (of `width` bytes at `ordinal`), read once per row. */
   final case class ByIntegral(ordinal: Int, width: Int, ascending: Boolean, nullsFirst: Boolean)
     extends Order
+
   /** By Spark's ordering of the rows. */
   final case class ByRows(comparator: Comparator[UnsafeRow]) extends Order
 
@@ -245,6 +253,7 @@ object GroupedSorter {
 
   private val InitialRows = 1024
   private val PageBytes = 1 << 20
+
   /**
    * Per row: address 8, size 4, group 4, and the sort's two index arrays 4 + 4. Per group, beyond
    * its id table: its start and next position 4 + 4, its rank 4, and the key sort's arrays (for

@@ -33,15 +33,19 @@ final class AggregatesPerKey(
 
   private var ids = GroupIds(keyTypes)
   private val bufferBytes = initialBuffer.getSizeInBytes
+
   /** Group g's aggregation buffer: bytes [g * bufferBytes, (g + 1) * bufferBytes). */
   private var buffers = new Array[Long](16 * bufferBytes / 8)
+
   /** The buffer `update` writes: pointed at the group of the row being added. */
   private val buffer = new UnsafeRow(initialBuffer.numFields)
   update.target(buffer)
   private var groups = 0
+
   /** By row, in the order added: its group's id. */
   private var rowGroups = new Array[Int](1024)
   private var rows = 0
+
   /** Group g's results, once `finish` has run: bytes [resultStarts(g), resultStarts(g + 1)). */
   private var results: Array[Byte] = _
   private var resultStarts: Array[Int] = _
@@ -52,6 +56,7 @@ final class AggregatesPerKey(
 
   def peak: Long = peakBytes
   def groupCount: Int = groups
+
   /**
    * Whether an order of some group's rows could overflow one of its integral sums (also when the
    * memory to tell is refused), given the rows added, again, in the same order.

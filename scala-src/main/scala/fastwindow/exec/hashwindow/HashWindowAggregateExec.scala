@@ -2,7 +2,8 @@ package fastwindow.exec.hashwindow
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, NamedExpression, SortOrder, WindowExpression}
+import org.apache.spark.sql.catalyst
+  .expressions.{Ascending, Attribute, AttributeSet, Expression, NamedExpression, SortOrder, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, DeclarativeAggregate}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
@@ -37,7 +38,8 @@ import fastwindow.config.FastWindowConf.CodegenMode
 case class HashWindowAggregateExec(
     windowExpression: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
-    child: SparkPlan) extends UnaryExecNode {
+    child: SparkPlan)
+  extends UnaryExecNode {
 
   override def nodeName: String = "FastWindow"
 
@@ -64,7 +66,8 @@ case class HashWindowAggregateExec(
     "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory of the group state"),
     "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
     "numSortedTasks" -> SQLMetrics.createMetric(sparkContext,
-      "tasks that sorted their rows (memory refused, or a sum that may overflow)"))
+      "tasks that sorted their rows (memory refused, or a sum that may overflow)")
+  )
 
   private def aggregates: Seq[DeclarativeAggregate] = windowExpression.map(_.collectFirst {
     case ae: AggregateExpression => ae.aggregateFunction.asInstanceOf[DeclarativeAggregate]
@@ -76,19 +79,28 @@ case class HashWindowAggregateExec(
     // Each output: its aggregate's result, under what Spark's optimizer put around it, if anything.
     val evaluations = windowExpression.map(_.children.head.transformDown {
       case w: WindowExpression => w.windowFunction.asInstanceOf[AggregateExpression]
-        .aggregateFunction.asInstanceOf[DeclarativeAggregate].evaluateExpression
+          .aggregateFunction.asInstanceOf[DeclarativeAggregate].evaluateExpression
     })
-    val plan = HashWindowTask.Plan(aggs, aggs.flatMap(_.aggBufferAttributes),
-      aggs.flatMap(_.initialValues), aggs.flatMap(_.updateExpressions), evaluations, child.output,
-      windowExpression.map(_.toAttribute), partitionSpec, output,
+    val plan = HashWindowTask.Plan(
+      aggs,
+      aggs.flatMap(_.aggBufferAttributes),
+      aggs.flatMap(_.initialValues),
+      aggs.flatMap(_.updateExpressions),
+      evaluations,
+      child.output,
+      windowExpression.map(_.toAttribute),
+      partitionSpec,
+      output,
       interpreted = FastWindowConf.CODEGEN_MODE.get(conf) == CodegenMode.NoCodegen,
       maxMemoryBytes = FastWindowConf.HASH_WINDOW_MAX_MEMORY_BYTES.get(conf),
-      thresholds = PartitionRowBuffer.thresholds(conf))
+      thresholds = PartitionRowBuffer.thresholds(conf)
+    )
     val metrics = HashWindowTask.Metrics(longMetric("numOutputRows"),
       longMetric("numWindowPartitions"), longMetric("peakMemory"), longMetric("spillSize"),
       longMetric("numSortedTasks"))
     // Spark's way, for a task that cannot keep its groups: its sort, then its window.
-    val sorting = SortExec(partitionSpec.map(SortOrder(_, Ascending)), global = false, child = child)
+    val sorting =
+      SortExec(partitionSpec.map(SortOrder(_, Ascending)), global = false, child = child)
     val sparkWindow = WindowEvaluatorShim.sparkWindowFactory(
       sparkContext, windowExpression, partitionSpec, Nil, child.output, longMetric("spillSize"))
 

@@ -31,10 +31,14 @@ final class HashWindowTask(
     sparkWindow: PartitionEvaluatorFactory[InternalRow, InternalRow]) {
 
   private val childOutput = plan.childOutput
-  private val state = new AggregatesPerKey(project(plan.keys, childOutput),
-    plan.keys.map(_.dataType), project(plan.initialValues, Nil)(InternalRow.empty).copy(),
-    updateProjection, IntegralSumGuard.of(plan.aggregates, childOutput, project(_, childOutput)),
-    new MemoryBudget(TaskMemory.manager.map(new ColumnMemory(_)), plan.maxMemoryBytes))
+  private val state = new AggregatesPerKey(
+    project(plan.keys, childOutput),
+    plan.keys.map(_.dataType),
+    project(plan.initialValues, Nil)(InternalRow.empty).copy(),
+    updateProjection,
+    IntegralSumGuard.of(plan.aggregates, childOutput, project(_, childOutput)),
+    new MemoryBudget(TaskMemory.manager.map(new ColumnMemory(_)), plan.maxMemoryBytes)
+  )
   private val buffer = new PartitionRowBuffer(plan.thresholds)
   Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => close()))
 
@@ -60,7 +64,9 @@ final class HashWindowTask(
     var refused: UnsafeRow = null
     while (refused == null && rows.hasNext) {
       val row = rows.next()
-      val added = try state.add(row) catch { case _: ArithmeticException => false }
+      val added =
+        try state.add(row)
+        catch { case _: ArithmeticException => false }
       if (added) buffer.add(row) else refused = row
     }
     refused
@@ -92,8 +98,8 @@ final class HashWindowTask(
    * external sorter (which spills) and evaluated by Spark's window: Spark's order decides, as it
    * does without fastwindow. The group state and kept rows are released first.
    */
-  private def sortedBySpark(index: Int, refused: Option[UnsafeRow], rest: Iterator[UnsafeRow])
-      : Iterator[InternalRow] = {
+  private def sortedBySpark(
+      index: Int, refused: Option[UnsafeRow], rest: Iterator[UnsafeRow]): Iterator[InternalRow] = {
     metrics.sortedTasks += 1
     val sorter = sparkSorter()
     buffer.iterator.foreach(sorter.insertRow)

@@ -23,6 +23,7 @@ import fastwindow.exec.shared.GroupIds
 final class IntegralSumGuard(select: UnsafeRow => UnsafeRow, ordinals: Array[Int],
     widths: Array[Int]) {
   private val sums = widths.length
+
   /** Over every row added: sum k's positive part at 2k, its negative part at 2k + 1. */
   private val taskParts = new Array[Long](2 * sums)
   private var taskOverflowed = false
@@ -71,6 +72,7 @@ final class IntegralSumGuard(select: UnsafeRow => UnsafeRow, ordinals: Array[Int
 }
 
 object IntegralSumGuard {
+
   /**
    * A guard of the integral sums among `aggregates`, over rows of `columns`: reading the inputs
    * from the row where they are columns, else from their projection by `project`.
@@ -84,7 +86,8 @@ object IntegralSumGuard {
       case _ => -1
     }
     if (inputs.isEmpty) None
-    else if (ordinals.forall(_ >= 0)) Some(new IntegralSumGuard(row => row, ordinals.toArray, widths))
+    else if (ordinals.forall(_ >= 0))
+      Some(new IntegralSumGuard(row => row, ordinals.toArray, widths))
     else {
       val projection = project(inputs)
       Some(new IntegralSumGuard(row => projection(row), inputs.indices.toArray, widths))

@@ -13,19 +13,25 @@ import fastwindow.frames.{KeyedRadixSort, StableIndexSort}
  * only accepts key types for which that is equality.
  */
 sealed trait GroupIds {
+
   /** The key's id, or -1 when it has none yet. */
   def find(key: UnsafeRow): Int
+
   /** Gives a key that has none the next id (the number of keys so far). */
   def add(key: UnsafeRow): Int
+
   /** The key of `id` (when `idsInKeyOrder` is None: the caller orders the keys). */
   def key(id: Int): UnsafeRow
+
   /** Bytes held per key, beyond the key row itself, for memory accounting. */
   def bytesPerKey: Long
+
   /**
    * The ids in ascending key order, NULL first, when this numbering can sort them itself
    * (in O(keys)); None when the caller must compare the key rows.
    */
   def idsInKeyOrder: Option[Array[Int]] = None
+
   /** How many keys have an id. */
   def count: Int
 
@@ -54,6 +60,7 @@ sealed trait GroupIds {
 }
 
 object GroupIds {
+
   /** The fastest numbering for keys of these types. */
   def apply(keyTypes: Seq[DataType]): GroupIds = keyTypes match {
     case Seq(t) if integralWidth(t) > 0 => new SingleIntegralKey(integralWidth(t))
@@ -80,16 +87,18 @@ object GroupIds {
    */
   private final class SingleIntegralKey(width: Int) extends GroupIds {
     private var bits = 10
+
     /** Slot i: its value at 2i, its id + 1 at 2i + 1 (0: empty); one cache line for both. */
     private var table = new Array[Long](2 << bits)
     private var keys = 0
     private var nullId = -1
+
     /** By id: the key's value (NULL's slot unused). */
     private var byId = new Array[Long](16)
 
     private def value(key: UnsafeRow): Long = integralValue(key, 0, width)
 
-    private def slot(v: Long): Int = ((v * 0x9E3779B97F4A7C15L) >>> (64 - bits)).toInt
+    private def slot(v: Long): Int = ((v * 0x9e3779b97f4a7c15L) >>> (64 - bits)).toInt
 
     override def find(key: UnsafeRow): Int =
       if (key.isNullAt(0)) nullId

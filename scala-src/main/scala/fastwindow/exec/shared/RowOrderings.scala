@@ -2,7 +2,8 @@ package fastwindow.exec.shared
 
 import java.util.Comparator
 
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, BoundReference, Expression, InterpretedOrdering, RowOrdering, SortOrder, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Ascending, Attribute, BindReferences, BoundReference, Expression, InterpretedOrdering, RowOrdering, SortOrder, UnsafeRow}
 
 /**
  * Spark's orderings of rows, as the operators that order rows by hand use them (the group
@@ -26,6 +27,6 @@ object RowOrderings {
   /** Spark's ascending order (NULL first) of the key rows of `keys` (column i is key i). */
   def keyOrder(keys: Seq[Expression], interpreted: Boolean): Comparator[UnsafeRow] =
     ordering(keys.zipWithIndex.map { case (key, i) =>
-      SortOrder(BoundReference(i, key.dataType, key.nullable), Ascending)
-    }, Nil, interpreted)
+        SortOrder(BoundReference(i, key.dataType, key.nullable), Ascending)
+      }, Nil, interpreted)
 }

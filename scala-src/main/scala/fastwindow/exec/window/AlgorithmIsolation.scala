@@ -93,7 +93,7 @@ object AlgorithmIsolation {
         if (!warned) {
           warned = true
           log.warn("fastwindow: could not give a window operator its own copy of the frame " +
-            "algorithms; it uses the shared ones (same results, maybe slower).", e)
+              "algorithms; it uses the shared ones (same results, maybe slower).", e)
         }
         new KernelEvaluator(plan, layout, columns, ops, generated = true, _ => null)
     }
@@ -104,6 +104,7 @@ object AlgorithmIsolation {
     private val constructor: Constructor[_] = loader.loadClass(Evaluator).getConstructor(
       classOf[WindowPlan], classOf[ColumnLayout], classOf[Array[Column]], classOf[OpsSet],
       java.lang.Boolean.TYPE, classOf[Int => ClassLoader])
+
     /** Function k's loader (k >= 1; the first function uses the operator's copy). */
     private val functionLoaders = new ConcurrentHashMap[Int, ClassLoader]()
 
@@ -125,7 +126,7 @@ object AlgorithmIsolation {
 
   /** Defines the classes `isolate` names itself, from the parent's class files; delegates the rest. */
   private final class IsolatingLoader(parent: ClassLoader, isolate: String => Boolean)
-      extends ClassLoader(parent) {
+    extends ClassLoader(parent) {
     override def loadClass(name: String, resolve: Boolean): Class[_] =
       if (!isolate(name)) super.loadClass(name, resolve)
       else getClassLoadingLock(name).synchronized {

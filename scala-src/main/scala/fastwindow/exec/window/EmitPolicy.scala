@@ -42,6 +42,7 @@ trait PeerProgress {
 }
 
 object EmitPolicy {
+
   /** The policy of `plan`, streamed when `streaming` allows it and the plan can. */
   def apply(plan: WindowPlan, streaming: Boolean): EmitPolicy =
     new EmitPolicy(if (streaming) plan.streamBounds else None, plan.readsNoRowsOnWrite)

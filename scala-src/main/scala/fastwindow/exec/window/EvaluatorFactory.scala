@@ -26,14 +26,16 @@ final class EvaluatorFactory private (
     layout: ColumnLayout,
     opsPlan: OpsPlan,
     mode: String,
-    source: Option[GeneratedSource]) extends Serializable {
+    source: Option[GeneratedSource])
+  extends Serializable {
 
   /** A new evaluator: generated unless the mode or a compile failure says otherwise. */
   def create(): WindowEvaluator = mode match {
     case CodegenMode.NoCodegen => build(generated = false)
     case CodegenMode.CodegenOnly => build(generated = true)
     case _ =>
-      try build(generated = source.isDefined) catch {
+      try build(generated = source.isDefined)
+      catch {
         case NonFatal(e) =>
           EvaluatorFactory.log.warn(
             "fastwindow: compiling the generated window evaluator failed; this task uses the " +
@@ -68,10 +70,11 @@ object EvaluatorFactory {
       case CodegenMode.NoCodegen => None
       case CodegenMode.CodegenOnly => Some(OpsCodegen.generate(opsPlan))
       case _ =>
-        try Some(OpsCodegen.generate(opsPlan)) catch {
+        try Some(OpsCodegen.generate(opsPlan))
+        catch {
           case NonFatal(e) =>
             log.warn("fastwindow: generating the window evaluator failed; the query uses the " +
-              "interpreted evaluator (same results, slower).", e)
+                "interpreted evaluator (same results, slower).", e)
             None
         }
     }

@@ -3,7 +3,8 @@ package fastwindow.exec.window
 import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, SparkException, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
@@ -39,7 +40,8 @@ case class FastWindowExec(
     windowExpression: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
     orderSpec: Seq[SortOrder],
-    child: SparkPlan) extends WindowExecBase {
+    child: SparkPlan)
+  extends WindowExecBase {
 
   override def nodeName: String = "FastWindow"
 
@@ -56,7 +58,7 @@ case class FastWindowExec(
 
   /** What this node runs; only planned when [[support]] gave one. */
   def windowPlan: WindowPlan = support.getOrElse(throw SparkException.internalError(
-    s"FastWindowExec planned for an unsupported node: ${support.left.toOption.mkString}"))
+      s"FastWindowExec planned for an unsupported node: ${support.left.toOption.mkString}"))
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
@@ -72,7 +74,8 @@ case class FastWindowExec(
     "numInterpretedTasks" ->
       SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"),
     "numHandedOverPartitions" ->
-      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark"))
+      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark")
+  )
 
   override protected def doExecute(): RDD[InternalRow] = {
     val plan = windowPlan
@@ -86,10 +89,15 @@ case class FastWindowExec(
     val partitionExprs = partitionSpec
     val interpretedTasks = longMetric("numInterpretedTasks")
     val iteratorMetrics = WindowPartitionIterator.Metrics(
-      longMetric("numOutputRows"), longMetric("numWindowPartitions"),
-      longMetric("numStreamedPartitions"), longMetric("numBufferedPartitions"),
-      longMetric("spillSize"), longMetric("peakMemory"), longMetric("windowTime"),
-      longMetric("numHandedOverPartitions"))
+      longMetric("numOutputRows"),
+      longMetric("numWindowPartitions"),
+      longMetric("numStreamedPartitions"),
+      longMetric("numBufferedPartitions"),
+      longMetric("spillSize"),
+      longMetric("peakMemory"),
+      longMetric("windowTime"),
+      longMetric("numHandedOverPartitions")
+    )
     val sparkWindow = sparkWindowFactory
 
     child.execute().mapPartitions { rows =>
@@ -107,7 +115,8 @@ case class FastWindowExec(
         maxPendingRows,
         FastWindowExec.handOverTo(sparkWindow.createEvaluator()),
         iteratorMetrics,
-        evaluator)
+        evaluator
+      )
       Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => iterator.close()))
       iterator
     }
@@ -132,6 +141,7 @@ case class FastWindowExec(
 }
 
 object FastWindowExec {
+
   /** Evaluates the rows of one window partition with `spark` (created once per task, if used). */
   def handOverTo(spark: => PartitionEvaluator[InternalRow, InternalRow])
       : Iterator[UnsafeRow] => Iterator[InternalRow] = {

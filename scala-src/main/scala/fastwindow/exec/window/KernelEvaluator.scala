@@ -27,14 +27,19 @@ import fastwindow.ops.OpsSet
  * virtual call is cheaper than an interface call.)
  */
 abstract class WindowEvaluator extends PeerProgress {
+
   /** Whether its ops are generated code (else their interpreted twins). */
   def generated: Boolean
+
   /** Rows of the current partition ingested so far. */
   def numRows: Int
+
   /** Position of the first row still buffered (earlier rows were discarded). */
   def firstBufferedRow: Int
+
   /** Bytes held by the columns and kernel state (capacity, not just rows in use). */
   def bufferBytes: Long
+
   /**
    * Bytes of kernel state per row that writing a buffered partition's results builds (sliding
    * frames' partial aggregates), so they can be reserved before the first result is returned.
@@ -43,9 +48,11 @@ abstract class WindowEvaluator extends PeerProgress {
   def startPartition(): Unit
   def ingest(row: InternalRow): Unit
   def finishPartition(): Unit
+
   /** After `finishPartition`: whether only Spark can give this partition's results. */
   def needsSpark: Boolean
   def write(row: Int, out: InternalRow): Unit
+
   /** Drops the buffered rows before position `row` (no later `write` may read them). */
   def discardBefore(row: Int): Unit
 }
@@ -64,10 +71,12 @@ final class KernelEvaluator(
     columns: Array[Column],
     ops: OpsSet,
     val generated: Boolean,
-    functionLoader: Int => ClassLoader) extends WindowEvaluator {
+    functionLoader: Int => ClassLoader)
+  extends WindowEvaluator {
 
   private val peers = new PeerGroups(plan.needsPeers)
   private val kernels = Array.tabulate(plan.functions.length)(kernelOf)
+
   /** The kernels that read each row as it is ingested (whole-partition aggregates). */
   private val ingesting = kernels.filter(_.readsOnIngest)
 
@@ -79,13 +88,15 @@ final class KernelEvaluator(
     case null => WindowSupport.kernel(plan, k, ops, peers)
     case loader =>
       loader.loadClass(WindowSupport.getClass.getName.stripSuffix("$"))
-        .getMethod("kernel", classOf[WindowPlan], Integer.TYPE, classOf[OpsSet], classOf[PeerGroups])
+        .getMethod("kernel", classOf[WindowPlan], Integer.TYPE, classOf[OpsSet],
+          classOf[PeerGroups])
         .invoke(null, plan, Int.box(k), ops, peers).asInstanceOf[Kernel]
   }
   private val extractor = if (layout.columns.isEmpty) None else Some(ops.extractor)
   private val peerKeys = ops.peerKeys
   private val tracksPeers = plan.needsPeers
   private var capacity = Column.InitialCapacity
+
   /** Rows buffered; buffered row r is the partition's row peers.base + r. */
   private var rows = 0
 
@@ -145,7 +156,7 @@ final class KernelEvaluator(
   }
 
   override def finishPartition(): Unit = {
-    val n = numRows  // the partition's size, also after rows were dropped
+    val n = numRows // the partition's size, also after rows were dropped
     kernels.foreach(_.finishPartition(n))
   }
 

@@ -25,6 +25,7 @@ final class MemoryGovernor(memory: Option[ColumnMemory], maxPartitionBytes: Long
   private var warnedUnaccounted = false
   private var warnedHandOver = false
   private var peakBytes = 0L
+
   /** What the last check asked to account. */
   private var needed = 0L
 

@@ -1,7 +1,8 @@
 package fastwindow.exec.window
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{InterpretedUnsafeProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{InterpretedUnsafeProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
 import fastwindow.model.WindowPlan
@@ -38,6 +39,7 @@ final class OutputAssembler(
     else Some(UnsafeProjection.create(plan.outputs))
 
   private val appender = new RowAppender(childTypes, plan.outputs.map(_.dataType))
+
   /** The serialized outputs of the results last written; reused by the projection. */
   private var outputs: UnsafeRow = _
 
@@ -53,6 +55,7 @@ final class OutputAssembler(
 }
 
 object OutputAssembler {
+
   /** An UnsafeRow of `fields` fixed-width fields over its own bytes. */
   def fixedWidthRow(fields: Int): UnsafeRow = {
     val row = new UnsafeRow(fields)

@@ -1,6 +1,7 @@
 package fastwindow.exec.window
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, Expression, InterpretedOrdering, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Attribute, BindReferences, BoundReference, Expression, InterpretedOrdering, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 import org.apache.spark.sql.types._
 
@@ -15,8 +16,10 @@ import org.apache.spark.sql.types._
  * values are equal bytes) instead of projecting each row's key into a new row first.
  */
 sealed trait PartitionKey {
+
   /** Makes `row`'s key the current partition's. */
   def start(row: UnsafeRow): Unit
+
   /** Whether `row` belongs to the current partition. */
   def sameAsCurrent(row: UnsafeRow): Boolean
 }
@@ -34,7 +37,7 @@ object PartitionKey {
   /** Types whose values are equal exactly when their UnsafeRow slots are. */
   private def integral(t: DataType): Boolean = t match {
     case BooleanType | ByteType | ShortType | IntegerType | LongType | DateType | TimestampType |
-         TimestampNTZType | _: YearMonthIntervalType | _: DayTimeIntervalType => true
+        TimestampNTZType | _: YearMonthIntervalType | _: DayTimeIntervalType => true
     case _ => false
   }
 
@@ -55,7 +58,7 @@ object PartitionKey {
       case 8 => row.getLong(ordinals(k))
       case 4 => row.getInt(ordinals(k))
       case 2 => row.getShort(ordinals(k))
-      case _ => row.getByte(ordinals(k))  // booleans are stored as one byte too
+      case _ => row.getByte(ordinals(k)) // booleans are stored as one byte too
     }
 
     override def start(row: UnsafeRow): Unit = {

@@ -17,6 +17,7 @@ final class PendingRows(limit: Int) {
   def size: Int = count
   def isEmpty: Boolean = count == 0
   def isFull: Boolean = count >= limit
+
   /** Bytes held by the ring's rows (their arrays' capacity, which only grows). */
   def bytes: Long = heldBytes
 

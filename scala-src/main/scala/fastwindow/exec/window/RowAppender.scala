@@ -27,6 +27,7 @@ final class RowAppender(childTypes: Seq[DataType], resultTypes: Seq[DataType]) {
   private val outBitsetBytes = UnsafeRow.calculateBitSetWidthInBytes(childFields + resultFields)
   private val childFixedBytes = 8 * childFields
   private val resultFixedBytes = 8 * resultFields
+
   /** Output positions of the variable-length slots whose offsets must move. */
   private val childVariableSlots = variableSlots(childTypes, outBitsetBytes)
   private val resultVariableSlots =
@@ -130,6 +131,7 @@ final class RowAppender(childTypes: Seq[DataType], resultTypes: Seq[DataType]) {
 }
 
 object RowAppender {
+
   /** Byte positions, in the output row, of the slots of the variable-length fields in `types`. */
   private def variableSlots(types: Seq[DataType], firstSlot: Int): Array[Int] =
     types.zipWithIndex.collect {

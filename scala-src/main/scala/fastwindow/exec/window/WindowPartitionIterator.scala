@@ -37,32 +37,39 @@ final class WindowPartitionIterator(
     maxPendingRows: Int,
     sparkWindow: Iterator[UnsafeRow] => Iterator[InternalRow],
     metrics: WindowPartitionIterator.Metrics,
-    private var evaluator: WindowEvaluator) extends Iterator[InternalRow] {
+    private var evaluator: WindowEvaluator)
+  extends Iterator[InternalRow] {
 
   import WindowPartitionIterator.DiscardBatch
 
   /** Ingested rows not yet returned (copies), in order; those after them are in `rowBuffer`. */
   private val pending = new PendingRows(maxPendingRows)
+
   /** Whether rows of the current partition went to `rowBuffer` (all of them without streaming). */
   private var overflowed = false
   private var bufferedRows: Iterator[UnsafeRow] = Iterator.empty
+
   /** All rows of the current partition have been ingested (true before the first one). */
   private var complete = true
+
   /** Rows of the current partition ingested (the evaluator's `numRows`, kept here: read per row). */
   private var ingested = 0
+
   /** Rows of the current partition already returned. */
   private var emitted = 0
   private var released = false
+
   /** The current partition's output from `sparkWindow`, when it was handed over (else null). */
   private var handedOver: Iterator[InternalRow] = _
   private var handedOverRows = 0L
+
   /** When the task first asked for a row (0 before that), for the time metric. */
   private var startNanos = 0L
 
   override def hasNext: Boolean =
     handedOverHasNext || emitted < ingested || reader.hasRow || {
       // A streamed last partition may be fully returned before the input says it has ended.
-      if (!complete) finishPartition()  // which may hand the partition over
+      if (!complete) finishPartition() // which may hand the partition over
       handedOverHasNext || { close(); false }
     }
 
@@ -97,7 +104,7 @@ final class WindowPartitionIterator(
 
   private def startPartition(): Unit = {
     reader.startPartition()
-    if (overflowed) rowBuffer.clear()  // else it holds nothing
+    if (overflowed) rowBuffer.clear() // else it holds nothing
     evaluator.startPartition()
     memory.startPartition()
     overflowed = !policy.streams
@@ -142,7 +149,7 @@ final class WindowPartitionIterator(
     emitted += 1
     if (emitted % DiscardBatch == 0) {
       if (policy.streams) discardOldRows()
-      checkMemory()  // sliding frames' partials grow while rows are written
+      checkMemory() // sliding frames' partials grow while rows are written
     }
     output.join(row)
   }
@@ -180,7 +187,7 @@ final class WindowPartitionIterator(
     val waiting = Iterator.fill(pending.size)(pending.poll())
     val buffered = if (overflowed) rowBuffer.iterator else Iterator.empty
     evaluator = evaluators.renew(evaluator)
-    ingested = 0  // as the fresh evaluator's; Spark's rows are counted as they are returned
+    ingested = 0 // as the fresh evaluator's; Spark's rows are counted as they are returned
     memory.release()
     handedOverRows = 0
     handedOver = sparkWindow(waiting ++ buffered ++ reader.restOfPartition)

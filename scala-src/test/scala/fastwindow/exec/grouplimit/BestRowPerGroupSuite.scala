@@ -20,18 +20,21 @@ class BestRowPerGroupSuite extends AnyFunSuite {
     toUnsafe(new GenericInternalRow(Array[Any](group, order, UTF8String.fromString(payload))))
   private def show(r: InternalRow) = (r.getInt(0), r.getLong(1), r.getUTF8String(2).toString)
 
-  private val byOrder: java.util.Comparator[UnsafeRow] = (a, b) => java.lang.Long.compare(a.getLong(1), b.getLong(1))
+  private val byOrder: java.util.Comparator[UnsafeRow] =
+    (a, b) => java.lang.Long.compare(a.getLong(1), b.getLong(1))
 
   test("keeps each group's first row of least order value, through overwrites, appends and moves") {
     val rng = new Random(7)
     val best = new BestRowPerGroup(byOrder)
     var mostGroups = 0
-    for (round <- 0 until 3) {  // the arena reused after clear
+    for (round <- 0 until 3) { // the arena reused after clear
       val groups = 1 + rng.nextInt(5000)
       val rows = Seq.fill(40000) {
-        (rng.nextInt(groups), rng.nextInt(1000).toLong, rng.alphanumeric.take(rng.nextInt(60)).mkString)
+        (rng.nextInt(groups), rng.nextInt(1000).toLong,
+          rng.alphanumeric.take(rng.nextInt(60)).mkString)
       }
       val ids = scala.collection.mutable.HashMap[Int, Int]()
+
       /** By group: the largest row it held (the live bytes never exceed their sum). */
       val largest = scala.collection.mutable.HashMap[Int, Long]().withDefaultValue(0L)
       rows.foreach { case (g, o, p) =>
@@ -42,9 +45,13 @@ class BestRowPerGroupSuite extends AnyFunSuite {
           largest(g) = math.max(largest(g), r.getSizeInBytes)
         }
       }
-      val expected = rows.groupBy(_._1).map { case (g, rs) => g -> rs.minBy(_._2) }  // first of the least
+      val expected = rows.groupBy(_._1).map { case (g, rs) =>
+        g -> rs.minBy(_._2)
+      } // first of the least
       assert(best.count == expected.size, s"round $round")
-      ids.foreach { case (g, id) => assert(show(best.kept(id)) == expected(g), s"round $round, group $g") }
+      ids.foreach { case (g, id) =>
+        assert(show(best.kept(id)) == expected(g), s"round $round, group $g")
+      }
       mostGroups = math.max(mostGroups, best.count)
       val arrays = 12L * 2 * mostGroups
       assert(best.bytes <= math.max(2 * largest.values.sum, 1L << 16) + arrays, s"round $round")

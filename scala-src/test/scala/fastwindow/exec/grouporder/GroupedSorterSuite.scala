@@ -3,7 +3,8 @@ package fastwindow.exec.grouporder
 import scala.util.Random
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Cast, Descending, NullsFirst, NullsLast, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Ascending, BoundReference, Cast, Descending, NullsFirst, NullsLast, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
@@ -25,6 +26,7 @@ class GroupedSorterSuite extends AnyFunSuite {
     BoundReference(1, LongType, nullable = true), BoundReference(2, StringType, nullable = false))
   private val toRow = UnsafeProjection.create(columns)
   private val keyOf = UnsafeProjection.create(columns.take(1))
+
   /** The key as a string: "10" before "9", so the key order is not the integral one. */
   private val stringKey = Seq(Cast(columns.head, StringType))
   private val stringKeyOf = UnsafeProjection.create(stringKey)
@@ -61,7 +63,7 @@ class GroupedSorterSuite extends AnyFunSuite {
   }
 
   for (byString <- Seq(false, true); byRows <- Seq(false, true); ascending <- Seq(true, false);
-       nullsFirst <- Seq(true, false)) {
+    nullsFirst <- Seq(true, false)) {
     val how = s"${if (byString) "a string key" else "an integral key"}, " +
       s"${if (byRows) "Spark's row ordering" else "the integral order key"}, " +
       s"${if (ascending) "asc" else "desc"} ${if (nullsFirst) "nulls first" else "nulls last"}"

@@ -19,7 +19,8 @@ class HashWindowStateSuite extends AnyFunSuite {
 
   /** Rows of (key: int, value: long). */
   private val toRow = UnsafeProjection.create(Seq(
-    BoundReference(0, IntegerType, nullable = true), BoundReference(1, LongType, nullable = true)))
+      BoundReference(0, IntegerType, nullable = true),
+      BoundReference(1, LongType, nullable = true)))
   private def row(key: Integer, value: java.lang.Long): UnsafeRow =
     toRow(InternalRow(key, value)).copy()
 
@@ -32,7 +33,8 @@ class HashWindowStateSuite extends AnyFunSuite {
       val groups = 1 + random.nextInt(4)
       val scale = if (trial % 2 == 0) Long.MaxValue / 3 else Long.MaxValue / 50
       val values = Seq.fill(1 + random.nextInt(12)) {
-        (random.nextInt(groups), if (random.nextInt(10) == 0) null
+        (random.nextInt(groups),
+          if (random.nextInt(10) == 0) null
           else java.lang.Long.valueOf(((random.nextDouble() * 2 - 1) * scale).toLong))
       }
       val g = guard
@@ -76,7 +78,11 @@ class HashWindowStateSuite extends AnyFunSuite {
     new AggregatesPerKey(
       UnsafeProjection.create(Seq(BoundReference(0, IntegerType, nullable = true))),
       Seq(IntegerType),
-      UnsafeProjection.create(Seq(Literal(0L)))(InternalRow.empty).copy(), update, None, budget)
+      UnsafeProjection.create(Seq(Literal(0L)))(InternalRow.empty).copy(),
+      update,
+      None,
+      budget
+    )
   }
 
   private def countOf =

@@ -33,7 +33,8 @@ class EvaluatorSuite extends AnyFunSuite {
   private val ts = attr("ts", TimestampType)
   private val schema = Seq(k, i, l, d, dec, s, dt, ts)
 
-  private def randomRows(r: Random, n: Int, shape: Shape, order: Seq[SortOrder]): IndexedSeq[InternalRow] = {
+  private def randomRows(
+      r: Random, n: Int, shape: Shape, order: Seq[SortOrder]): IndexedSeq[InternalRow] = {
     val keyShape = shape.copy(distinct = 1 + r.nextInt(1 + n / 3), specialFraction = 0.1)
     val rows = Vector.fill(n) {
       new GenericInternalRow(schema.zipWithIndex.map { case (a, j) =>
@@ -44,7 +45,8 @@ class EvaluatorSuite extends AnyFunSuite {
   }
 
   /** Sorts rows as Spark does before a window: by the order keys, nulls as the order says. */
-  private def sortRows(rows: IndexedSeq[InternalRow], order: Seq[SortOrder]): IndexedSeq[InternalRow] = {
+  private def sortRows(
+      rows: IndexedSeq[InternalRow], order: Seq[SortOrder]): IndexedSeq[InternalRow] = {
     val keys = order.map { o =>
       val index = schema.indexWhere(_.semanticEquals(o.child))
       (index, sqlOrdering(o.dataType, o.direction == Ascending))
@@ -68,8 +70,12 @@ class EvaluatorSuite extends AnyFunSuite {
       SpecifiedWindowFrame(RowFrame, if (lower == 0) CurrentRow else Literal(lower),
         if (upper == 0) CurrentRow else Literal(upper))
     Seq(
-      win(RowNumber(), reuseOrder), win(Rank(keys), reuseOrder), win(DenseRank(keys), reuseOrder),
-      win(PercentRank(keys), reuseOrder), win(CumeDist(), reuseOrder), win(NTile(Literal(7)), reuseOrder),
+      win(RowNumber(), reuseOrder),
+      win(Rank(keys), reuseOrder),
+      win(DenseRank(keys), reuseOrder),
+      win(PercentRank(keys), reuseOrder),
+      win(CumeDist(), reuseOrder),
+      win(NTile(Literal(7)), reuseOrder),
       win(Lead(i, Literal(3), Literal(-1), false), reuseOrder),
       win(Lag(s, Literal(2), Literal.create(null, StringType), true), reuseOrder),
       win(Lead(dec, Literal(1), dec, true), reuseOrder),
@@ -82,24 +88,28 @@ class EvaluatorSuite extends AnyFunSuite {
       win(agg(sumOf(dec)), reuseOrder, runningRange),
       win(agg(Max(s)), reuseOrder, sliding(-2, 1)),
       win(agg(sumOf(i)), reuseOrder, sliding(-3, 0)),
-      win(agg(Count(d)), reuseOrder, SpecifiedWindowFrame(RowFrame, Literal(1), UnboundedFollowing)),
-      win(agg(Min(dt)), reuseOrder, sliding(-50, -10)))
+      win(agg(Count(d)), reuseOrder,
+        SpecifiedWindowFrame(RowFrame, Literal(1), UnboundedFollowing)),
+      win(agg(Min(dt)), reuseOrder, sliding(-50, -10))
+    )
   }
 
   /** (size, shape) of each partition in turn: large, small, empty, larger, one row, ... */
   private val reuseSequence: Seq[(Int, Shape)] = Seq(
-    300 -> Shape(1000000, 0.0, 0.2),   // no nulls, mostly distinct keys
-    5 -> Shape(2, 1.0, 0.0),           // all nulls
+    300 -> Shape(1000000, 0.0, 0.2), // no nulls, mostly distinct keys
+    5 -> Shape(2, 1.0, 0.0), // all nulls
     0 -> Shape(1, 0.0, 0.0),
-    700 -> Shape(20, 0.3, 0.2),        // many ties, some nulls
+    700 -> Shape(20, 0.3, 0.2), // many ties, some nulls
     1 -> Shape(1000000, 0.0, 0.0),
     0 -> Shape(1, 0.0, 0.0),
     2 -> Shape(1, 1.0, 0.0),
     300 -> Shape(3, 0.1, 0.2),
     17 -> Shape(1000000, 0.0, 0.0),
-    64 -> Shape(5, 0.7, 0.0))
+    64 -> Shape(5, 0.7, 0.0)
+  )
 
-  test("one evaluator reused over large, small, empty and larger partitions matches fresh evaluators") {
+  test(
+    "one evaluator reused over large, small, empty and larger partitions matches fresh evaluators") {
     val layout = layoutOf(reuseFunctions, reuseOrder, schema)
     val feed = unsafeFeed(schema)
     val r = new Random(41)
@@ -111,8 +121,9 @@ class EvaluatorSuite extends AnyFunSuite {
         val again = runPartition(ev, layout, rows, feed)
         val fresh = runPartition(flavor.create(layout), layout, rows, feed)
         firstDifference(fresh, again, layout, rows, schema).foreach { diff =>
-          fail(s"[$flavor, partition #$p: n=$n, $shape] reused evaluator differs from a fresh one " +
-            s"(expected = fresh): $diff")
+          fail(
+            s"[$flavor, partition #$p: n=$n, $shape] reused evaluator differs from a fresh one " +
+              s"(expected = fresh): $diff")
         }
         again
       }
@@ -153,8 +164,9 @@ class EvaluatorSuite extends AnyFunSuite {
       val columnsOnly = ev.bufferBytes
       val out = new SpecificInternalRow(layout.functionTypes)
       ev.write(0, out)
-      ev.write(1, out)  // the frame's first move builds the partials of every suffix
-      assert(ev.bufferBytes >= columnsOnly + 5000 * 8, s"[$flavor] ${ev.bufferBytes} vs $columnsOnly")
+      ev.write(1, out) // the frame's first move builds the partials of every suffix
+      assert(ev.bufferBytes >= columnsOnly + 5000 * 8,
+        s"[$flavor] ${ev.bufferBytes} vs $columnsOnly")
       // What the partition iterator reserves before the first result is returned bounds it.
       (2 until 5000).foreach(ev.write(_, out))
       val reserved = columnsOnly + 2 * ev.stateBytesPerRow * 5000
@@ -162,7 +174,8 @@ class EvaluatorSuite extends AnyFunSuite {
     }
   }
 
-  test("a generated evaluator runs each function's kernel on a copy of its own (AlgorithmIsolation)") {
+  test(
+    "a generated evaluator runs each function's kernel on a copy of its own (AlgorithmIsolation)") {
     // Three functions of one kernel class: with one copy, the kernel's calls into its ops would
     // see three ops classes, which the JIT does not inline.
     val functions = Seq(win(agg(Average(d, EvalMode.LEGACY)), Seq(asc(k)), wholeRows),
@@ -175,7 +188,8 @@ class EvaluatorSuite extends AnyFunSuite {
     }
     val generated = kernelClasses(Generated.create(layout))
     assert(generated.map(_.getName).distinct.size == 1, generated)
-    assert(generated.distinct.size == 3, "one class per function: " + generated.map(_.getClassLoader))
+    assert(generated.distinct.size == 3,
+      "one class per function: " + generated.map(_.getClassLoader))
     val interpreted = kernelClasses(Interpreted.create(layout))
     assert(interpreted.distinct.size == 1, "the interpreted evaluator shares fastwindow's classes")
     assert(interpreted.head.getClassLoader == classOf[KernelEvaluator].getClassLoader)
@@ -194,8 +208,10 @@ class EvaluatorSuite extends AnyFunSuite {
   private def pick[T](r: Random, xs: Seq[T]): T = xs(r.nextInt(xs.size))
 
   // Inputs are columns or expressions over them (buffered once each, evaluated at ingest).
-  private val numeric: Seq[Expression] = Seq(k, i, l, d, dec, Add(Cast(i, LongType), Cast(k, LongType)), Multiply(d, Literal(-1.5)))
-  private val orderable: Seq[Expression] = Seq(k, i, l, d, dec, s, dt, ts, Upper(s), DateAdd(dt, Literal(3)))
+  private val numeric: Seq[Expression] =
+    Seq(k, i, l, d, dec, Add(Cast(i, LongType), Cast(k, LongType)), Multiply(d, Literal(-1.5)))
+  private val orderable: Seq[Expression] =
+    Seq(k, i, l, d, dec, s, dt, ts, Upper(s), DateAdd(dt, Literal(3)))
 
   private def randomFrame(r: Random): SpecifiedWindowFrame = r.nextInt(6) match {
     case 0 => wholeRows
@@ -215,15 +231,22 @@ class EvaluatorSuite extends AnyFunSuite {
     val keys = order.map(_.child)
     r.nextInt(3) match {
       case 0 =>
-        win(pick(r, Seq[() => Expression](() => RowNumber(), () => Rank(keys), () => DenseRank(keys),
-          () => PercentRank(keys), () => CumeDist(), () => NTile(Literal(1 + r.nextInt(12)))))(), order)
+        win(
+          pick(r,
+            Seq[() => Expression](() => RowNumber(), () => Rank(keys), () => DenseRank(keys),
+              () => PercentRank(keys), () => CumeDist(),
+              () => NTile(Literal(1 + r.nextInt(12)))))(),
+          order
+        )
       case 1 =>
-        val input = pick(r, schema ++ Seq(Add(Cast(i, LongType), Cast(k, LongType)), Concat(Seq(s, Literal("!")))))
+        val input = pick(r,
+          schema ++ Seq(Add(Cast(i, LongType), Cast(k, LongType)), Concat(Seq(s, Literal("!")))))
         val offset = Literal(r.nextInt(8) - 2)
         val default = r.nextInt(3) match {
           case 0 => Literal.create(null, input.dataType)
           case 1 => input // the current row's own value, evaluated per row
-          case _ => if (input.dataType == IntegerType) Literal(-7) else Literal.create(null, input.dataType)
+          case _ =>
+            if (input.dataType == IntegerType) Literal(-7) else Literal.create(null, input.dataType)
         }
         val ignoreNulls = r.nextBoolean()
         win(if (r.nextBoolean()) Lead(input, offset, default, ignoreNulls)
@@ -272,7 +295,9 @@ class EvaluatorSuite extends AnyFunSuite {
       for (p <- 0 until 12) {
         val n = randomSize(r)
         val rows = randomRows(r, n, randomShape(r, n), order)
-        val Seq(interpreted, generated) = evaluators.map { case (_, ev) => runPartition(ev, layout, rows, feed) }
+        val Seq(interpreted, generated) = evaluators.map { case (_, ev) =>
+          runPartition(ev, layout, rows, feed)
+        }
         firstDifference(interpreted, generated, layout, rows, schema).foreach { diff =>
           fail(s"[seed=$seed, mix #$mixNumber, partition #$p, n=$n] generated differs from " +
             s"interpreted (expected = interpreted)\nfunctions:\n  ${mix.map(_.sql).mkString("\n  ")}\n$diff")

@@ -41,7 +41,7 @@ class TaskLoopPartsSuite extends AnyFunSuite {
     val out = Seq.newBuilder[Seq[Long]]
     while (r.hasRow) {
       r.startPartition()
-      out += Iterator.continually(r.nextInPartition()).takeWhile(_ != null).map(_.getLong(2)).toList  // strict: the reader moves on (2.12's toSeq is a lazy Stream)
+      out += Iterator.continually(r.nextInPartition()).takeWhile(_ != null).map(_.getLong(2)).toList // strict: the reader moves on (2.12's toSeq is a lazy Stream)
     }
     out.result()
   }
@@ -80,8 +80,9 @@ class TaskLoopPartsSuite extends AnyFunSuite {
   test("PartitionReader passes UnsafeRows through and projects other rows") {
     val project = UnsafeProjection.create(schema.map(_.dataType).toArray)
     val unsafe = project(row(1, "a", 5)).copy()
-    val r = new PartitionReader(Iterator(unsafe, row(1, "b", 6)), UnsafeProjection.create(schema, schema),
-      PartitionKey(Seq(key), schema))
+    val r =
+      new PartitionReader(Iterator(unsafe, row(1, "b", 6)), UnsafeProjection.create(schema, schema),
+        PartitionKey(Seq(key), schema))
     r.startPartition()
     assert(r.nextInPartition() eq unsafe)
     val second = r.nextInPartition()
@@ -216,10 +217,11 @@ class TaskLoopPartsSuite extends AnyFunSuite {
       val a = new OutputAssembler(countAndSum, childTypes, generated, interpreted)
       assert(a.results.isInstanceOf[UnsafeRow] == generated,
         "fixed-width results of a generated evaluator are written straight into the output row")
-      val got = assemble(a, child, { out =>
-        out.setLong(0, 7L)
-        out.setNullAt(1)
-      })
+      val got = assemble(a, child,
+        { out =>
+          out.setLong(0, 7L)
+          out.setNullAt(1)
+        })
       assert(got == expected, s"generated=$generated interpreted=$interpreted")
       assert(!a.resultsPerPartition)
     }

@@ -6,6 +6,7 @@ import org.apache.spark.sql.types.{DataType, DoubleType, FloatType}
 
 /** Spark's own handling of floating values where it is `private[sql]`. */
 object FloatingValues {
+
   /** Whether `t` holds float or double values, at any depth. */
   def in(t: DataType): Boolean = t.existsRecursively(d => d == FloatType || d == DoubleType)
 

@@ -34,6 +34,7 @@ final class PartitionRowBuffer(thresholds: PartitionRowBuffer.Thresholds) {
 }
 
 object PartitionRowBuffer {
+
   /** WindowExec's buffer thresholds, read on the driver (SQLConf does not travel to tasks). */
   final case class Thresholds(inMemoryRows: Int, spillRows: Int, spillBytes: Option[Long])
 

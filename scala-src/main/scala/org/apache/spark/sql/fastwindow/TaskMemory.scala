@@ -5,6 +5,7 @@ import org.apache.spark.memory.TaskMemoryManager
 
 /** Reaches Spark's memory managers, which Spark only exposes inside its own packages. */
 object TaskMemory {
+
   /** The running task's memory manager (None outside a task). */
   def manager: Option[TaskMemoryManager] = Option(TaskContext.get()).map(_.taskMemoryManager())
 

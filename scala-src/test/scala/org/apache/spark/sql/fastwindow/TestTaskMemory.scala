@@ -11,6 +11,7 @@ import org.apache.spark.memory.{TaskMemoryManager, UnifiedMemoryManager}
 object TestTaskMemory {
   final class Task(memory: UnifiedMemoryManager) {
     val manager = new TaskMemoryManager(memory, 0L)
+
     /** Execution memory held by the task now. */
     def used: Long = memory.executionMemoryUsed
   }
@@ -19,7 +20,8 @@ object TestTaskMemory {
   def withTask[T](executionBytes: Long)(f: Task => T): T = {
     val memory = new UnifiedMemoryManager(new SparkConf(false), executionBytes, 0L, 1)
     val task = new Task(memory)
-    try f(task) finally {
+    try f(task)
+    finally {
       val leaked = task.manager.cleanUpAllAllocatedMemory()
       require(leaked == 0L && memory.executionMemoryUsed == 0L, s"task leaked $leaked bytes")
     }

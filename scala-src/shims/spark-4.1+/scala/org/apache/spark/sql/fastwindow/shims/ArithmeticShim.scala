@@ -12,6 +12,7 @@ object ArithmeticShim {
 
   def sum(child: Expression, mode: EvalMode.Value): Sum = Sum(child, NumericEvalContext(mode))
 
-  def timestampAddInterval(start: Expression, interval: Expression, timeZone: Option[String])
-      : Expression = TimestampAddInterval(start, interval, timeZone)
+  def timestampAddInterval(
+      start: Expression, interval: Expression, timeZone: Option[String]): Expression =
+    TimestampAddInterval(start, interval, timeZone)
 }

@@ -5,7 +5,8 @@ import org.apache.spark.sql.internal.SQLConf
 
 /** Spark 4.1+: the window buffer spills by row count or by size, whichever comes first. */
 object RowArrayShim {
-  def spillSizeThreshold(conf: SQLConf): Option[Long] = Some(conf.windowExecBufferSpillSizeThreshold)
+  def spillSizeThreshold(conf: SQLConf): Option[Long] =
+    Some(conf.windowExecBufferSpillSizeThreshold)
 
   def newRowArray(inMemoryRows: Int, spillRows: Int, spillBytes: Option[Long])
       : ExternalAppendOnlyUnsafeRowArray = {

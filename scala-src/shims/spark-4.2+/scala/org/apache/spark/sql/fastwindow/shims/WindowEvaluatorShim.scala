@@ -17,7 +17,13 @@ object WindowEvaluatorShim {
       orderSpec: Seq[SortOrder],
       childOutput: Seq[Attribute],
       spillSize: SQLMetric): WindowEvaluatorFactory =
-    new WindowEvaluatorFactory(windowExpression, partitionSpec, orderSpec, childOutput, spillSize,
+    new WindowEvaluatorFactory(
+      windowExpression,
+      partitionSpec,
+      orderSpec,
+      childOutput,
+      spillSize,
       SQLMetrics.createMetric(sc, "segment tree frames"),
-      SQLMetrics.createMetric(sc, "segment tree fallback frames"))
+      SQLMetrics.createMetric(sc, "segment tree fallback frames")
+    )
 }
