@@ -37,7 +37,9 @@ OPTIONAL_SPARK_MODULES = ("spark-common-utils-java", "spark-variant")
 SIGNATURE_JARS = (("org.slf4j", "slf4j-api", "2.0.17"),
                   ("com.esotericsoftware", "kryo-shaded", "4.0.3"),
                   ("org.codehaus.janino", "janino", "3.1.9"),
-                  ("org.codehaus.janino", "commons-compiler", "3.1.9"))
+                  ("org.codehaus.janino", "commons-compiler", "3.1.9"),
+                  # The explain JSON's generator; every Spark line ships a Jackson 2.15 or newer.
+                  ("com.fasterxml.jackson.core", "jackson-core", "2.15.2"))
 
 
 class SparkLineError(RuntimeError):
@@ -115,10 +117,6 @@ def maven_compile_jars(line: SparkLine, log) -> Path:
             f"Spark {line.line} is not on Maven Central; its jar is built only when pyspark "
             f"{line.line} is installed (or FASTWINDOW_SPARK_JARS points at its jars)")
     target = cache_dir() / f"spark-{line.maven}_{line.scala}"
-    if (target / ".complete").is_file():
-        return target
-    log(f"downloading the compile classpath of Spark {line.maven} (Scala {line.scala}) from "
-        f"{MAVEN_REPO} into {target}")
     scala_suffix = f"_{line.scala}"
     wanted = [("org.apache.spark", m + scala_suffix, line.maven, True) for m in SPARK_MODULES]
     wanted += [("org.apache.spark", m + scala_suffix, line.maven, False)
@@ -126,6 +124,14 @@ def maven_compile_jars(line: SparkLine, log) -> Path:
     wanted += [("org.scala-lang", m, line.maven_scala, True)
                for m in ("scala-library", "scala-reflect", "scala-compiler")]
     wanted += [(group, artifact, version, True) for group, artifact, version in SIGNATURE_JARS]
+    # A cache made before a jar joined the list gets that jar alone.
+    complete = target / ".complete"
+    done = set(complete.read_text().split()) if complete.is_file() else set()
+    if all(f"{artifact}-{version}.jar" in done for _, artifact, version, required in wanted
+           if required):
+        return target
+    log(f"downloading the compile classpath of Spark {line.maven} (Scala {line.scala}) from "
+        f"{MAVEN_REPO} into {target}")
     target.mkdir(parents=True, exist_ok=True)
     for group, artifact, version, required in wanted:
         jar = target / f"{artifact}-{version}.jar"
