@@ -41,9 +41,22 @@ LOGS = ROOT / "target" / "ci"
 #: Test files run by parts of their own (not by the shards of the differential suite).
 OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"}
 
-#: Seconds per test file of the differential suite on 2 busy cores (measured with --durations,
-#: both evaluators), used only to balance the shards; a new file counts as SHARD_DEFAULT.
-FILE_SECONDS: Dict[str, float] = {}
+#: Seconds per test file of the differential suite, both evaluators, two shards side by side on 2
+#: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
+#: file counts as SHARD_DEFAULT.
+FILE_SECONDS: Dict[str, float] = {
+    'test_aggregates.py': 141, 'test_approx.py': 206, 'test_bench_smoke.py': 66,
+    'test_build_backend.py': 24, 'test_collations.py': 16, 'test_comoments.py': 82,
+    'test_counter_diff.py': 15, 'test_distinct.py': 150, 'test_docker_example.py': 26,
+    'test_docs.py': 1, 'test_edge_inputs.py': 83, 'test_entry_routes.py': 48,
+    'test_exact_floats.py': 40, 'test_fallback.py': 14, 'test_group_limit.py': 194,
+    'test_group_sort.py': 137, 'test_hash_window.py': 102, 'test_interval_sums.py': 40,
+    'test_memory_pressure.py': 27, 'test_mode.py': 24, 'test_module_sizes.py': 1,
+    'test_moments_and_bits.py': 65, 'test_more_aggregates.py': 317, 'test_offset.py': 26,
+    'test_percentiles.py': 43, 'test_python_api_cli.py': 43, 'test_python_api_jar.py': 1,
+    'test_python_api_session.py': 1, 'test_random_queries.py': 172, 'test_range_frames.py': 288,
+    'test_ranking.py': 43, 'test_sliding_frames.py': 81, 'test_spark_intents.py': 5,
+    'test_spill.py': 53, 'test_streaming.py': 202}
 SHARD_DEFAULT = 30.0
 
 
@@ -129,10 +142,11 @@ def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
         return [scala] + [
             pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group], 240, pytest_args, env)
             for k, group in enumerate(shards(files, 2))]
+    # More shards than workers, so the other parts fill in around them.
     installed = [
         pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group],
                     sum(FILE_SECONDS.get(f, SHARD_DEFAULT) for f in group), pytest_args)
-        for k, group in enumerate(shards(files, 2))]
+        for k, group in enumerate(shards(files, 4))]
     return [scala, *installed,
             pytest_part("deployments", [str(TESTS / "test_deployments.py")], 300),
             # Its sbt waits for the Scala tests' sbt anyway (one sbt per checkout).
@@ -159,11 +173,27 @@ def summary_of(part: Part, log: str) -> "tuple[int, int, int]":
     return 0, 0, 0
 
 
+def critical_path(todo: List[Part]) -> Dict[str, float]:
+    """Each part's expected seconds plus the longest chain of parts that wait for it: the order
+    to start them in, so the Scala tests (which Spark's suites wait for) start early."""
+    waiting = {p.name: [q for q in todo if p.name in q.after] for p in todo}
+    memo: Dict[str, float] = {}
+
+    def path(p: Part) -> float:
+        if p.name not in memo:
+            memo[p.name] = p.seconds + max((path(q) for q in waiting[p.name]), default=0.0)
+        return memo[p.name]
+
+    return {p.name: path(p) for p in todo}
+
+
 class Scheduler:
-    """Runs parts, ``workers`` at a time, longest expected first once their dependencies end."""
+    """Runs parts, ``workers`` at a time, the longest critical path first once their
+    dependencies end."""
 
     def __init__(self, todo: List[Part], workers: int):
-        self.todo = sorted(todo, key=lambda p: -p.seconds)
+        priority = critical_path(todo)
+        self.todo = sorted(todo, key=lambda p: -priority[p.name])
         self.workers = workers
         self.done: Dict[str, Outcome] = {}
         self.running: Dict[str, float] = {}
@@ -186,7 +216,12 @@ class Scheduler:
             part = self._next()
             if part is None:
                 return
-            outcome = run_part(part, self.start)
+            failed = [a for a in part.after if self.done[a].returncode != 0]
+            if failed:  # its input is missing: fail it without running it
+                print(f"{part.name}: not run, {', '.join(failed)} failed", flush=True)
+                outcome = Outcome(part, 1, 0.0, failed=1)
+            else:
+                outcome = run_part(part, self.start)
             with self.lock:
                 del self.running[part.name]
                 self.done[part.name] = outcome
@@ -259,15 +294,31 @@ def report(outcomes: List[Outcome], wall: float) -> bool:
     return ok
 
 
+def measured_file_seconds() -> Dict[str, float]:
+    """Seconds per test file in the last run's JUnit reports of the differential suite: what
+    FILE_SECONDS should say (``--file-seconds`` prints it)."""
+    seconds: Dict[str, float] = {}
+    for report in sorted(LOGS.glob("pytest-*.xml")):
+        for case in ET.parse(report).getroot().iter("testcase"):
+            name = case.get("classname", "").split(".")[-1] + ".py"
+            seconds[name] = seconds.get(name, 0.0) + float(case.get("time", 0))
+    return {name: round(t) for name, t in sorted(seconds.items())}
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="the contributors' loop (< 10 minutes)")
     p.add_argument("--workers", type=int, default=int(os.environ.get("FASTWINDOW_CI_WORKERS", 2)))
     p.add_argument("--only", default="", help="comma-separated part names")
     p.add_argument("--list", action="store_true", help="print the parts and exit")
+    p.add_argument("--file-seconds", action="store_true",
+                   help="print the seconds per test file of the last run (for FILE_SECONDS)")
     # Anything else is for pytest (e.g. -k ranking): then only the differential suite's shards
     # run, unless --only names parts.
     args, pytest_args = p.parse_known_args(argv)
+    if args.file_seconds:
+        print(measured_file_seconds())
+        return 0
     todo = parts(args.quick, pytest_args)
     if args.only or pytest_args:
         names = set(args.only.split(",")) if args.only else {
