@@ -196,17 +196,18 @@ class Scheduler:
         self.todo = sorted(todo, key=lambda p: -priority[p.name])
         self.workers = workers
         self.done: Dict[str, Outcome] = {}
-        self.running: Dict[str, float] = {}
+        # Dependencies outside this run (--only) count as met.
+        self.waits_for = {p.name: [a for a in p.after if a in priority] for p in todo}
         self.lock = threading.Condition()
         self.start = time.monotonic()
 
     def _next(self) -> Optional[Part]:
         with self.lock:
             while self.todo:
-                ready = [p for p in self.todo if all(a in self.done for a in p.after)]
+                ready = [p for p in self.todo
+                         if all(a in self.done for a in self.waits_for[p.name])]
                 if ready:
                     self.todo.remove(ready[0])
-                    self.running[ready[0].name] = time.monotonic()
                     return ready[0]
                 self.lock.wait()
             return None
@@ -216,14 +217,13 @@ class Scheduler:
             part = self._next()
             if part is None:
                 return
-            failed = [a for a in part.after if self.done[a].returncode != 0]
+            failed = [a for a in self.waits_for[part.name] if self.done[a].returncode != 0]
             if failed:  # its input is missing: fail it without running it
                 print(f"{part.name}: not run, {', '.join(failed)} failed", flush=True)
                 outcome = Outcome(part, 1, 0.0, failed=1)
             else:
                 outcome = run_part(part, self.start)
             with self.lock:
-                del self.running[part.name]
                 self.done[part.name] = outcome
                 self.lock.notify_all()
 
