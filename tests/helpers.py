@@ -8,8 +8,8 @@ that the plan ran where expected; ``assert_falls_back`` asserts that a query sta
 from __future__ import annotations
 
 import contextlib
+
 import math
-import os
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
@@ -25,9 +25,6 @@ from pyspark.sql import DataFrame, Row, SparkSession
 Query = Union[str, Callable[[SparkSession], DataFrame]]
 
 ENABLED = "spark.fastwindow.enabled"
-
-#: fastwindow's evaluators, as the ``spark`` fixture names its runs (tests/conftest.py).
-CODEGEN_MODE_NAMES = ("CODEGEN_ONLY", "NO_CODEGEN")
 
 #: The Spark line under test (the suite runs on every line fastwindow supports; Spark itself is the
 #: oracle, so what a line's analyzer accepts decides what is tested there).
@@ -94,44 +91,8 @@ def _dataframe(spark: SparkSession, query: Query) -> DataFrame:
     return spark.sql(query) if isinstance(query, str) else query(spark)
 
 
-#: Spark's own run of a query, kept for the other evaluator's run of the same test: the ``spark``
-#: fixture runs each test once per fastwindow evaluator (pytest runs every case of a test function
-#: on one evaluator, then on the other), and Spark's answer to the same SQL under the same
-#: settings, in the same test case, is the same. Emptied when another test function asks.
-_SPARK_RUNS: Dict[Any, Run] = {}
-_SPARK_RUNS_FUNCTION: List[str] = [""]
-
-
-def _spark_run_key(spark: SparkSession, query: Query) -> Optional[Any]:
-    """What identifies Spark's run of ``query`` within this test (None: not kept): the test case
-    without its evaluator, the SQL, and every setting but fastwindow's."""
-    test = os.environ.get("PYTEST_CURRENT_TEST", "")
-    if not isinstance(query, str) or not test:
-        return None
-    for mode in CODEGEN_MODE_NAMES:
-        test = test.replace(mode, "*")
-    test = test.rsplit(" (", 1)[0]  # " (call)", " (setup)"
-    function = test.split("[", 1)[0]
-    if _SPARK_RUNS_FUNCTION[0] != function:
-        _SPARK_RUNS.clear()
-        _SPARK_RUNS_FUNCTION[0] = function
-    settings = tuple(sorted((r[0], r[1]) for r in spark.sql("SET").collect()
-                            if not r[0].startswith("spark.fastwindow.")))
-    return test, query, settings
-
-
 def run(spark: SparkSession, query: Query, *, fastwindow_on: bool) -> Run:
     """Plans and collects ``query`` with fastwindow switched on or off."""
-    if not fastwindow_on:
-        key = _spark_run_key(spark, query)
-        if key is not None and key not in _SPARK_RUNS:
-            _SPARK_RUNS[key] = _run(spark, query, fastwindow_on=False)
-        if key is not None:
-            return _SPARK_RUNS[key]
-    return _run(spark, query, fastwindow_on=fastwindow_on)
-
-
-def _run(spark: SparkSession, query: Query, *, fastwindow_on: bool) -> Run:
     spark.conf.set(ENABLED, "true" if fastwindow_on else "false")
     try:
         df = _dataframe(spark, query)
