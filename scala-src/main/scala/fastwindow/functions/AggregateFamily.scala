@@ -84,28 +84,32 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
       inputsDescription.getOrElse(inputs.description) + "; FILTER (WHERE ...)"
   }
 
-  /** Variance and the other moments read their input as double (Spark casts it). */
-  private val numericAsDouble = TypeSet.numeric.as(s"${TypeSet.numeric.description} (as double)")
+  // The planning facts below are lazy: each operator's copy of this object (AlgorithmIsolation)
+  // only builds kernels, and building the rules there would load their classes into every copy.
 
-  private val byOrdering: DeclarativeAggregate => Seq[(Expression, TypeSet)] = {
+  /** Variance and the other moments read their input as double (Spark casts it). */
+  private lazy val numericAsDouble =
+    TypeSet.numeric.as(s"${TypeSet.numeric.description} (as double)")
+
+  private lazy val byOrdering: DeclarativeAggregate => Seq[(Expression, TypeSet)] = {
     case m: MaxMinBy =>
       Seq(m.valueExpr -> TypeSet.anyBufferable, m.orderingExpr -> TypeSet.orderable)
     case other => other.children.map(_ -> TypeSet.anyBufferable)
   }
-  private val byOrderingDescription =
+  private lazy val byOrderingDescription =
     s"value: ${TypeSet.anyBufferable.description}; ordering: ${TypeSet.orderable.description}"
-  private val ignoreNulls = s"${TypeSet.anyBufferable.description}; IGNORE NULLS"
+  private lazy val ignoreNulls = s"${TypeSet.anyBufferable.description}; IGNORE NULLS"
 
   private def always(order: OrderDependence): DeclarativeAggregate => OrderDependence = _ => order
 
   /** min and max: free of the order unless equal values can differ in bytes (the one seen first
    * is kept: 0.0 and -0.0, strings equal under a collation). */
-  private val extremum: DeclarativeAggregate => OrderDependence = agg =>
+  private lazy val extremum: DeclarativeAggregate => OrderDependence = agg =>
     if (TypeSet.byteStable.contains(agg.children.head.dataType)) OrderDependence.Free
     else OrderDependence.Positional
 
   /** sum and avg, by what they add: see [[OrderDependence]]. */
-  private val summed: DeclarativeAggregate => OrderDependence = {
+  private lazy val summed: DeclarativeAggregate => OrderDependence = {
     case s: Sum if s.dataType == DoubleType => OrderDependence.Rounding
     case a: Average if a.sumDataType == DoubleType => OrderDependence.Rounding // non-decimals
     case i if IntervalSums.summed(i) => OrderDependence.FreeUntilOverflow
@@ -121,11 +125,11 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
       }
   }
 
-  private val free = always(OrderDependence.Free)
-  private val positional = always(OrderDependence.Positional)
-  private val rounding = always(OrderDependence.Rounding)
+  private lazy val free = always(OrderDependence.Free)
+  private lazy val positional = always(OrderDependence.Positional)
+  private lazy val rounding = always(OrderDependence.Rounding)
 
-  val rules: Seq[Rule] = Seq(
+  lazy val rules: Seq[Rule] = Seq(
     // count_if, regr_count, try_sum, try_avg, mean and regr_avgx/avgy are Spark's rewrites into
     // count, sum and avg.
     Rule("count", TypeSet.anyBufferable, _.isInstanceOf[Count], free, SlidingGuard.none,

@@ -17,12 +17,16 @@ import fastwindow.ops.{FunctionOps, RangeEdgeRequest}
  */
 object FramePlanning {
 
-  private val slidingFrames = "ROWS BETWEEN any constant or unbounded bounds (moving, shrinking)"
-  private val rangeFrames = "RANGE BETWEEN any value offsets, CURRENT ROW or unbounded bounds " +
-    s"(offsets on one ORDER BY key of type ${TypeSet.rangeKey.description})"
+  // Lazy: the locators below are built in each operator's copy of this object
+  // (exec.window.AlgorithmIsolation), which never describes frames.
+  private lazy val slidingFrames =
+    "ROWS BETWEEN any constant or unbounded bounds (moving, shrinking)"
+  private lazy val rangeFrames =
+    "RANGE BETWEEN any value offsets, CURRENT ROW or unbounded bounds " +
+      s"(offsets on one ORDER BY key of type ${TypeSet.rangeKey.description})"
 
   /** Frames as users see them in the support table (sliding frames are families). */
-  val supported: Seq[String] = Seq(FrameShape.WholePartition.sql, FrameShape.RunningRows.sql,
+  lazy val supported: Seq[String] = Seq(FrameShape.WholePartition.sql, FrameShape.RunningRows.sql,
     FrameShape.RunningRange.sql, slidingFrames, rangeFrames)
 
   /** The frame as a user writes it (Spark's own `sql` prints `1 PRECEDING` as `-1 FOLLOWING`). */

@@ -95,15 +95,21 @@ object AlgorithmIsolation {
           log.warn("fastwindow: could not give a window operator its own copy of the frame " +
               "algorithms; it uses the shared ones (same results, maybe slower).", e)
         }
-        new KernelEvaluator(plan, layout, columns, ops, generated = true, _ => null)
+        new KernelEvaluator(plan, layout, columns, ops, generated = true, _ => null, null)
     }
 
   /** One operator's copy of the algorithm classes, and its functions' copies. */
   private final class Copy {
     private val loader = new IsolatingLoader(classOf[KernelEvaluator].getClassLoader, isolated)
     private val constructor: Constructor[_] = loader.loadClass(Evaluator).getConstructor(
-      classOf[WindowPlan], classOf[ColumnLayout], classOf[Array[Column]], classOf[OpsSet],
-      java.lang.Boolean.TYPE, classOf[Int => ClassLoader])
+      classOf[WindowPlan],
+      classOf[ColumnLayout],
+      classOf[Array[Column]],
+      classOf[OpsSet],
+      java.lang.Boolean.TYPE,
+      classOf[Int => ClassLoader],
+      classOf[Array[String]]
+    )
 
     /** Function k's loader (k >= 1; the first function uses the operator's copy). */
     private val functionLoaders = new ConcurrentHashMap[Int, ClassLoader]()
@@ -118,15 +124,23 @@ object AlgorithmIsolation {
         columns: Array[Column],
         ops: OpsSet): WindowEvaluator =
       constructor.newInstance(plan, layout, columns, ops, java.lang.Boolean.TRUE,
-        (k: Int) => functionLoader(k)).asInstanceOf[WindowEvaluator]
+        (k: Int) => functionLoader(k), familyNames(plan)).asInstanceOf[WindowEvaluator]
   }
+
+  /** The class of each function's family object, by which a copy builds the function's kernel. */
+  private def familyNames(plan: WindowPlan): Array[String] =
+    plan.functions.map(WindowSupport.familyOf(_).getClass.getName).toArray
 
   /** Class files of the isolated classes, read once from fastwindow's jar for every copy. */
   private val classFiles = new ConcurrentHashMap[String, Array[Byte]]()
 
   /** Defines the classes `isolate` names itself, from the parent's class files; delegates the rest. */
-  private final class IsolatingLoader(parent: ClassLoader, isolate: String => Boolean)
+  private[window] final class IsolatingLoader(parent: ClassLoader, isolate: String => Boolean)
     extends ClassLoader(parent) {
+
+    /** The classes this copy defined (what it cost: tests keep it to the algorithms). */
+    private[window] val defined = new java.util.concurrent.ConcurrentLinkedQueue[String]()
+
     override def loadClass(name: String, resolve: Boolean): Class[_] =
       if (!isolate(name)) super.loadClass(name, resolve)
       else getClassLoadingLock(name).synchronized {
@@ -135,6 +149,7 @@ object AlgorithmIsolation {
           val bytes = classFiles.computeIfAbsent(name, _ => classFile(name))
           loaded = defineClass(name, bytes, 0, bytes.length,
             classOf[KernelEvaluator].getProtectionDomain)
+          defined.add(name)
         }
         if (resolve) resolveClass(loaded)
         loaded

@@ -55,7 +55,7 @@ final class EvaluatorFactory private (
       AlgorithmIsolation.newEvaluator(operator, plan, layout, columns, ops)
     } else {
       new KernelEvaluator(plan, layout, columns, InterpretedOps(opsPlan, columns),
-        generated = false, _ => null)
+        generated = false, _ => null, null)
     }
   }
 }

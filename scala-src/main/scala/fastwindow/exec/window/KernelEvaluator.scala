@@ -6,8 +6,8 @@ import fastwindow.columns.{Column, ColumnLayout}
 import fastwindow.frames.PeerGroups
 import fastwindow.functions.WindowSupport
 import fastwindow.kernels.Kernel
-import fastwindow.model.WindowPlan
-import fastwindow.ops.OpsSet
+import fastwindow.model.{FunctionSpec, WindowPlan}
+import fastwindow.ops.{FunctionOps, OpsSet}
 
 /**
  * Evaluates every window function of one [[FastWindowExec]] over one partition at a time.
@@ -63,7 +63,10 @@ abstract class WindowEvaluator extends PeerProgress {
  *
  * There is one implementation; whether it is "generated" or "interpreted" is only a matter of its
  * `ops` (`fastwindow.codegen` or `fastwindow.ops.InterpretedOps`). Instances are reused for every
- * partition of a task, so buffers are allocated once and only grow.
+ * partition of a task, so buffers are allocated once and only grow. In an operator's copy of the
+ * algorithm classes ([[AlgorithmIsolation]]), `functionLoader(k)` is function k's own copy (null:
+ * the operator's) and `families(k)` the class of its family object; outside copies both are unused
+ * (`families` null).
  */
 final class KernelEvaluator(
     plan: WindowPlan,
@@ -71,7 +74,8 @@ final class KernelEvaluator(
     columns: Array[Column],
     ops: OpsSet,
     val generated: Boolean,
-    functionLoader: Int => ClassLoader)
+    functionLoader: Int => ClassLoader,
+    families: Array[String])
   extends WindowEvaluator {
 
   private val peers = new PeerGroups(plan.needsPeers)
@@ -81,17 +85,20 @@ final class KernelEvaluator(
   private val ingesting = kernels.filter(_.readsOnIngest)
 
   /**
-   * Function k's kernel, built by its own copy of the algorithm classes where it has one
-   * ([[AlgorithmIsolation]]; null: this copy).
+   * Function k's kernel. In a copy of the algorithm classes ([[AlgorithmIsolation]]), built by its
+   * family as the function's own copy sees it (`functionLoader(k)`, null: this copy), loaded by
+   * name: going through [[WindowSupport]] there would load every family and the planning facts
+   * they hold into each copy (some hundred classes per function, and most of a small query's time).
    */
-  private def kernelOf(k: Int): Kernel = functionLoader(k) match {
-    case null => WindowSupport.kernel(plan, k, ops, peers)
-    case loader =>
-      loader.loadClass(WindowSupport.getClass.getName.stripSuffix("$"))
-        .getMethod("kernel", classOf[WindowPlan], Integer.TYPE, classOf[OpsSet],
-          classOf[PeerGroups])
-        .invoke(null, plan, Int.box(k), ops, peers).asInstanceOf[Kernel]
-  }
+  private def kernelOf(k: Int): Kernel =
+    if (families == null) WindowSupport.kernel(plan, k, ops, peers)
+    else {
+      val loader = Option(functionLoader(k)).getOrElse(getClass.getClassLoader)
+      val family = loader.loadClass(families(k)).getField("MODULE$").get(null)
+      family.getClass
+        .getMethod("kernelOf", classOf[FunctionSpec], classOf[FunctionOps], classOf[PeerGroups])
+        .invoke(family, plan.functions(k), ops.functions(k), peers).asInstanceOf[Kernel]
+    }
   private val extractor = if (layout.columns.isEmpty) None else Some(ops.extractor)
   private val peerKeys = ops.peerKeys
   private val tracksPeers = plan.needsPeers

@@ -190,6 +190,15 @@ class EvaluatorSuite extends AnyFunSuite {
     assert(generated.map(_.getName).distinct.size == 1, generated)
     assert(generated.distinct.size == 3,
       "one class per function: " + generated.map(_.getClassLoader))
+    // A function's copy holds its kernel's algorithms, not the registry: loading every family and
+    // its planning facts into each copy made a new 20-function query load 2,000 classes.
+    for (copy <- generated.tail.map(_.getClassLoader)) {
+      val defined = copy.asInstanceOf[AlgorithmIsolation.IsolatingLoader].defined.toArray(
+        Array.empty[String]).toSeq
+      assert(!defined.exists(_.startsWith("fastwindow.functions.WindowSupport")), defined)
+      assert(defined.count(_.endsWith("Family$")) == 1, defined)
+      assert(defined.size < 40, defined)
+    }
     val interpreted = kernelClasses(Interpreted.create(layout))
     assert(interpreted.distinct.size == 1, "the interpreted evaluator shares fastwindow's classes")
     assert(interpreted.head.getClassLoader == classOf[KernelEvaluator].getClassLoader)
