@@ -2,7 +2,13 @@
 
 Every test that takes the ``spark`` fixture runs twice: once on fastwindow's generated evaluator
 (``CODEGEN_ONLY``: a compile error fails the test instead of silently falling back) and once on
-its interpreted twin (``NO_CODEGEN``).
+its interpreted twin (``NO_CODEGEN``), but tests marked ``generated_only(reason)``. The twin
+differs from the generated evaluator only in its ops (how a function reads, compares, updates
+and merges values of each type): the frame algorithms, the operators and their memory handling
+are the same Scala classes on both. So the twin runs the tests that take every function over
+every type and frame kind (and the random queries); a test whose subject is the rest (an
+operator's planning, memory, spilling, streaming, frame edges already covered per type) says so
+with the marker and runs once.
 """
 
 from __future__ import annotations
@@ -21,6 +27,31 @@ from pyspark.sql import types as T
 #: Both evaluators by default; the line suite (tests/line_suite.py) runs the generated one on the
 #: other Spark lines to keep CI within its time (the algorithms are the same Scala on both).
 CODEGEN_MODES = os.environ.get("FASTWINDOW_TEST_CODEGEN_MODES", "CODEGEN_ONLY,NO_CODEGEN").split(",")
+
+
+GENERATED_ONLY = "generated_only"
+INTERPRETED = "NO_CODEGEN"
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", f"{GENERATED_ONLY}(reason): run on the generated evaluator only (the reason "
+                   "says why the interpreted twin adds nothing to what the test checks)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Leaves out the interpreted twin's run of tests marked ``generated_only`` (with a reason)."""
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker(GENERATED_ONLY)
+        if marker is not None and not (marker.args or marker.kwargs.get("reason")):
+            raise pytest.UsageError(f"{item.nodeid}: @{GENERATED_ONLY} needs a reason")
+        params = getattr(item, "callspec", None)
+        twin = params is not None and params.params.get("spark") == INTERPRETED
+        (dropped if marker is not None and twin else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,12 @@ from helpers import WINDOW_FILTER, assert_falls_back, assert_same_as_spark
 from test_distinct import FRAMES, frame_sql
 from test_mode import _handed_over
 
+#: Tests run on the generated evaluator only (tests/conftest.py): the interpreted twin adds
+#: nothing to them.
+GENERATED_ONLY = pytest.mark.generated_only(
+    "the subject is the frame algorithm over wide frames (the same Scala on both evaluators); "
+    "the twin reads every type in the every-frame tests above.")
+
 #: Every type of t the sketch hashes (maps included: Spark hashes them too).
 SKETCHED = ["by", "sh", "i", "l", "f", "d", "dec", "bigdec", "s", "bin", "bo", "dt", "ts", "ntz",
             "arr", "st"]
@@ -45,6 +51,7 @@ WIDE_FRAMES = [
 ]
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("frame, rsd", [(f, 0.05) for f in WIDE_FRAMES] + [
     (WIDE_FRAMES[0], 0.01), (WIDE_FRAMES[3], 0.01), (WIDE_FRAMES[0], 0.3), (WIDE_FRAMES[4], 0.3)])
 def test_approx_count_distinct_over_wide_frames_equals_spark(spark, frame, rsd):
@@ -101,6 +108,7 @@ def test_percentile_approx_of_every_type_over_every_frame(spark, frame):
     ("rows between 999 preceding and current row", 1000, True),
     ("rows between unbounded preceding and unbounded following", 5000, True),
 ])
+@GENERATED_ONLY
 def test_percentile_approx_over_wide_frames(spark, frame, accuracy, handed_over):
     """Frames of up to 4,000 values: where one holds accuracy / 2 values or more, Spark's sketch
     starts merging samples, and the partition is Spark's (the metric shows it)."""

@@ -14,6 +14,12 @@ import pytest
 
 from helpers import assert_same_as_spark
 
+#: Tests run on the generated evaluator only (tests/conftest.py): the interpreted twin adds
+#: nothing to them.
+GENERATED_ONLY = pytest.mark.generated_only(
+    "a window that reads no column has no ops to interpret; the subject is the operator over "
+    "empty, one-row and columnless input in each execution mode.")
+
 STREAMING = "spark.fastwindow.streaming.enabled"
 MAX_PENDING = "spark.fastwindow.streaming.maxPendingRows"
 
@@ -52,6 +58,7 @@ def _unset(spark, settings):
         spark.conf.unset(k)
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("mode", [m for m, _ in MODES])
 @pytest.mark.parametrize("name", sorted(COLUMNLESS))
 @pytest.mark.parametrize("rows", [0, 1, 10, 5000])

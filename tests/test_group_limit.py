@@ -3,13 +3,20 @@
 Spark's optimizer puts a group limit below such a window (partial before the shuffle, final after
 it), and sorts every row for each; fastwindow plans ``FastGroupLimit`` there, which keeps each
 group's candidates in a hash map and needs no sort. Every query runs with fastwindow on and off
-(both evaluators: the interpreted one also skips the integral bound fast path) and must give the
-same rows. row_number over tied ORDER BY keys keeps an arbitrary choice of the tied rows, in Spark
-as here, so those queries select only the columns that choice cannot change.
+(both evaluators for each order key type: the interpreted one also skips the integral bound fast
+path) and must give the same rows. row_number over tied ORDER BY keys keeps an arbitrary choice
+of the tied rows, in Spark as here, so those queries select only the columns that choice cannot
+change.
 """
 
 import pytest
 from helpers import GROUP_LIMITS, assert_falls_back, assert_same_as_spark, run, session_confs
+
+#: Tests run on the generated evaluator only (tests/conftest.py): the interpreted twin adds
+#: nothing to them.
+GENERATED_ONLY = pytest.mark.generated_only(
+    "the operator's hashing, memory and planning, the same Scala on both evaluators; the twin's"
+    " ordering runs test_top_k_over_each_order_key_type.")
 
 ORDER_KEY_TYPES = ["by", "sh", "i", "l", "f", "d", "dec", "bigdec", "s", "bin", "bo", "dt", "ts",
                    "ntz"]
@@ -42,6 +49,7 @@ def test_top_k_over_each_order_key_type(spark, key):
     assert_same_as_spark(spark, all_functions(f"{key} desc nulls last", 3))
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("k", [1, 2, 5, 1000])
 def test_top_k_keeps_whole_rows_under_a_total_order(spark, k):
     for fn in ("row_number()", "rank()", "dense_rank()"):
@@ -49,6 +57,7 @@ def test_top_k_keeps_whole_rows_under_a_total_order(spark, k):
         assert_same_as_spark(spark, top_k(fn, "g, id desc", k, partition="p, bo", columns="*"))
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("partition", ["g", "l", "s", "dt", "ts", "dec", "bigdec", "bo", "bin",
                                        "p, s", "p % 3", "coalesce(p, -1) + g",
                                        # Spark normalizes floating keys (-0.0, NaNs) first.
@@ -60,6 +69,7 @@ def test_top_k_per_each_partition_key_type(spark, partition):
     assert_same_as_spark(spark, query)
 
 
+@GENERATED_ONLY
 def test_nested_partition_keys_stay_on_spark_with_a_reason(spark):
     # Groups are found by hashing the keys' bytes; nested keys (which may hold floats or
     # collated strings) are left to Spark's group limit; the window above still runs here.
@@ -126,6 +136,7 @@ def skewed(spark_session):
     yield "skewed"
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("fn,k", [("row_number()", 1), ("rank()", 3), ("dense_rank()", 2)])
 def test_skewed_hot_and_distinct_keys(spark, skewed, fn, k):
     assert_same_as_spark(spark, top_k(fn, "o desc nulls first, id", k, partition="k",
@@ -133,6 +144,7 @@ def test_skewed_hot_and_distinct_keys(spark, skewed, fn, k):
     assert_same_as_spark(spark, top_k(fn, "v", k, partition="k", columns="k, v", table=skewed))
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("aqe", ["true", "false"])
 def test_adaptive_execution_on_and_off(spark, skewed, aqe):
     spark.conf.set("spark.sql.adaptive.enabled", aqe)
@@ -152,6 +164,7 @@ def test_no_sort_is_planned_below_the_window(spark, skewed):
     assert "Sort " in run(spark, query, fastwindow_on=False).plan
 
 
+@GENERATED_ONLY
 def test_memory_refused_falls_back_to_emitting_and_sorting(spark, skewed):
     # A budget of a few rows: the partial limit emits what it holds each time it is refused, and
     # the final one gives its rows to Spark's sorter; results and their order are the same.
@@ -176,6 +189,7 @@ def metrics_by_mode(spark, query):
     return {r.window_expressions[0].rsplit("(", 1)[1].rstrip(")"): r.metrics for r in limits}
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("fn,k", [("row_number()", 1), ("rank()", 3), ("dense_rank()", 2)])
 def test_nearly_distinct_keys_pass_through_and_sort(spark, skewed, fn, k):
     # From id 30000 on every row has a key of its own: after 1000 rows the partial limit passes
@@ -195,6 +209,7 @@ def test_nearly_distinct_keys_pass_through_and_sort(spark, skewed, fn, k):
     assert metrics["Final"].get("numSortedTasks", 0) == 0, metrics
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("fn,k,passes", [("rank()", 3, True), ("dense_rank()", 2, True),
                                           ("row_number()", 1, False)])
 def test_keys_mostly_new_pass_a_partial_top_k_through(spark, fn, k, passes):
@@ -208,6 +223,7 @@ def test_keys_mostly_new_pass_a_partial_top_k_through(spark, fn, k, passes):
         assert (passed > 0) == passes, passed
 
 
+@GENERATED_ONLY
 def test_repeated_keys_are_limited_by_hash(spark, skewed):
     query = top_k("rank()", "o, id", 2, partition="k", columns="*",
                   table=f"(select id % 100 k, id, v, o from {skewed})")
@@ -217,6 +233,7 @@ def test_repeated_keys_are_limited_by_hash(spark, skewed):
         assert metrics["Final"].get("numSortedTasks", 0) == 0, metrics
 
 
+@GENERATED_ONLY
 def test_group_limit_can_be_switched_off(spark):
     spark.conf.set("spark.fastwindow.groupLimit.enabled", "false")
     try:
@@ -228,6 +245,7 @@ def test_group_limit_can_be_switched_off(spark):
         spark.conf.unset("spark.fastwindow.groupLimit.enabled")
 
 
+@GENERATED_ONLY
 def test_partial_limit_is_skipped_when_its_input_is_already_clustered(spark):
     # t is one partition: no shuffle is needed, and the final limit reads the partial's input
     # directly (what Spark's RemoveRedundantWindowGroupLimits does by removing its partial node).

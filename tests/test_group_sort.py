@@ -6,11 +6,18 @@ setting on, FastWindow requires only the clustering, so no Sort is planned, and 
 rows itself: grouped by key by hash in O(n), the keys sorted, each window partition sorted alone.
 That sort is stable, as Spark's in-memory sort is, so ORDER BY ties reach the functions in Spark's
 order and even ``row_number`` over ties matches, and the rows come out in Spark's order exactly.
-Every query runs with fastwindow on and off, on both evaluators, and must give the same rows.
+Every query runs with fastwindow on and off, and must give the same rows (both evaluators where the
+ordering of a key type is the subject).
 """
 
 import pytest
 from helpers import assert_rows_equal, assert_same_as_spark, run, session_confs
+
+#: Tests run on the generated evaluator only (tests/conftest.py): the interpreted twin adds
+#: nothing to them.
+GENERATED_ONLY = pytest.mark.generated_only(
+    "the operator's grouping, memory and planning, the same Scala on both evaluators; the "
+    "twin's ordering runs test_windows_over_each_order_key and test_each_partition_key_type.")
 
 GROUP_SORT = "spark.fastwindow.groupSort.enabled"
 SAMPLE_ROWS = "spark.fastwindow.distinctKeys.sampleRows"
@@ -89,6 +96,7 @@ def skewed(spark_session):
     yield "skewed_grouped"
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("aqe", ["true", "false"])
 @pytest.mark.parametrize("key", ["k", "cast(k as string)"])
 def test_skewed_hot_and_distinct_keys(grouped, skewed, aqe, key):
@@ -100,6 +108,7 @@ def test_skewed_hot_and_distinct_keys(grouped, skewed, aqe, key):
         assert_grouped_and_same(grouped, query)
 
 
+@GENERATED_ONLY
 def test_a_sort_widened_below_the_window_is_not_undone(grouped):
     # The join needs the window's output sorted by (p, x), and a SORT BY p leaves a local sort
     # below the window, in the same stage (one input partition, no shuffle). Spark 4.3's
@@ -120,6 +129,7 @@ def test_a_sort_widened_below_the_window_is_not_undone(grouped):
         assert len(assert_same_as_spark(grouped, query)) == 344
 
 
+@GENERATED_ONLY
 def test_windows_spark_sorts_once_keep_sparks_sorts(grouped):
     # A window by p below one by (p, id): Spark 4.3's PushDownLocalSort sorts both by (p, id)
     # once, so the lower one sums its rows in that order. Grouping the upper window would leave
@@ -146,6 +156,7 @@ def sorted_tasks_with(spark, query, confs):
         return reports[0].metrics.get("numSortedTasks", 0)
 
 
+@GENERATED_ONLY
 def test_memory_refused_falls_back_to_sparks_sort(grouped, skewed):
     # A budget below one page of rows: each task gives its rows to Spark's spilling sorter.
     query = (f"select k, id, row_number() over w rn, lag(v) over w lg "
@@ -174,6 +185,7 @@ def test_stacked_windows_and_an_ordered_result(grouped):
     assert fast.rows == vanilla.rows
 
 
+@GENERATED_ONLY
 def test_rows_come_out_in_sparks_order(grouped, skewed):
     # No ORDER BY in the query: the rows as collected are the window's output order, which must
     # be Spark's (groups in key order, NULL first; ties in input order). The order key ties in
@@ -187,6 +199,7 @@ def test_rows_come_out_in_sparks_order(grouped, skewed):
         assert fast.rows == run(grouped, query, fastwindow_on=False).rows, key
 
 
+@GENERATED_ONLY
 def test_a_window_above_by_the_same_keys_reads_the_order_as_it_is(grouped, skewed):
     # The lower window's output is in (k, o) order, which the upper one (reading rn, so Spark
     # does not collapse the two) requires too: neither a Sort nor a second grouping between them,
@@ -204,6 +217,7 @@ def test_a_window_above_by_the_same_keys_reads_the_order_as_it_is(grouped, skewe
         assert_same_as_spark(grouped, query)
 
 
+@GENERATED_ONLY
 def test_nearly_distinct_keys_go_to_sparks_sorter(grouped, skewed):
     # 30k of the 60k rows have a key of their own; a sample of the rows from id 30000 on is
     # nearly all distinct keys, so each task hands its rows to Spark's sorter.
@@ -213,6 +227,7 @@ def test_nearly_distinct_keys_go_to_sparks_sorter(grouped, skewed):
     assert sorted_tasks_with(grouped, query, {SAMPLE_ROWS: "0"}) == 0
 
 
+@GENERATED_ONLY
 def test_repeated_keys_stay_grouped(grouped, skewed):
     query = (f"select k, id, row_number() over (partition by k order by o) rn "
              f"from (select id % 100 k, id, o from {skewed})")
@@ -225,11 +240,13 @@ def test_top_k_below_a_grouped_window(grouped):
     assert_same_as_spark(grouped, query)
 
 
+@GENERATED_ONLY
 def test_on_by_default(spark):
     fast, reports = grouped_windows(spark, windows("p", "i"))
     assert reports and "Sort " not in fast.plan, fast.plan
 
 
+@GENERATED_ONLY
 def test_switched_off_spark_sorts(spark):
     query = windows("p", "i")
     with session_confs(spark, {GROUP_SORT: "false"}):

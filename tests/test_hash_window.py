@@ -6,11 +6,18 @@ the keys only to find where each group starts. fastwindow plans its hash window 
 to its key's aggregation buffer and keeps the row in Spark's spillable buffer, a second emits the
 rows joined to their group's results. Only aggregates whose result does not depend on the order
 of a group's rows run there, by keys of any hashable type. Every query runs with fastwindow on and
-off, on both evaluators, and must give the same rows.
+off, and must give the same rows (both evaluators where the aggregates and keys are the subject).
 """
 
 import pytest
 from helpers import assert_rows_equal, assert_same_as_spark, run, session_confs
+
+#: Tests run on the generated evaluator only (tests/conftest.py): the interpreted twin adds
+#: nothing to them.
+GENERATED_ONLY = pytest.mark.generated_only(
+    "the operator's planning, memory and partitioning, the same Scala on both evaluators; the "
+    "twin's projections run test_every_declarative_aggregate_per_key and "
+    "test_each_partition_key_type.")
 
 NO_SORT = "no sort below it: whole-partition aggregates"
 
@@ -108,6 +115,7 @@ def sorted_note(fast):
     return notes[0] or ""
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("aggregate", ORDER_DEPENDENT)
 def test_order_dependent_aggregates_stay_on_the_sorted_operator(spark, aggregate):
     query = whole([aggregate, "count(*)"])
@@ -137,6 +145,7 @@ def test_order_dependent_aggregates_stay_on_the_sorted_operator(spark, aggregate
     ("select id, sum(i) over (partition by s rows between 1 preceding and 1 following) a "
      "from t", "sum(t.i): its frame is not the whole partition"),
 ])
+@GENERATED_ONLY
 def test_other_windows_stay_on_the_sorted_operator(spark, query, why):
     fast, hashed = hash_windows(spark, query)
     assert not hashed, (why, fast.plan)
@@ -194,6 +203,7 @@ def skewed(spark_session):
     yield "skewed_whole"
 
 
+@GENERATED_ONLY
 @pytest.mark.parametrize("aqe", ["true", "false"])
 def test_skewed_hot_and_distinct_keys(spark, skewed, aqe):
     query = whole(["sum(v)", "min(x)", "count(*)", "min(id)", "max(id)", "max(v)"],
@@ -205,6 +215,7 @@ def test_skewed_hot_and_distinct_keys(spark, skewed, aqe):
         assert_same_as_spark(spark, query)
 
 
+@GENERATED_ONLY
 def test_memory_refused_falls_back_to_sorting(spark, skewed):
     # A budget of a few groups: each task gives its rows to Spark's sorter and Spark's own
     # window evaluation; the results are the same.
@@ -215,6 +226,7 @@ def test_memory_refused_falls_back_to_sorting(spark, skewed):
         assert hashed and hashed[0].metrics.get("numSortedTasks", 0) > 0, hashed
 
 
+@GENERATED_ONLY
 def test_hash_window_can_be_switched_off(spark):
     query = whole(["sum(i)", "count(*)"])
     with session_confs(spark, {"spark.fastwindow.hashWindow.enabled": "false"}):
@@ -224,6 +236,7 @@ def test_hash_window_can_be_switched_off(spark):
         assert_same_as_spark(spark, query)
 
 
+@GENERATED_ONLY
 def test_no_sort_in_the_plan_and_spark_sorts(spark, skewed):
     query = whole(["sum(v)", "count(*)"], partition="k", table=skewed)
     fast, hashed = hash_windows(spark, query)
@@ -234,6 +247,7 @@ def test_no_sort_in_the_plan_and_spark_sorts(spark, skewed):
     assert_rows_equal(fast.rows, vanilla.rows)
 
 
+@GENERATED_ONLY
 def test_rows_spill_at_sparks_thresholds_and_a_failing_task_releases_memory(spark):
     # The task's rows wait in Spark's window buffer, which spills at WindowExec's thresholds; an
     # ANSI overflow after it spilled leaves no execution memory reserved.

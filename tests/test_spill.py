@@ -4,7 +4,7 @@ Functions that need their whole partition (whole-partition and shrinking frames,
 cume_dist, ntile, IGNORE NULLS, leads past the waiting-row limit) buffer the partition's rows in
 Spark's spillable window buffer. Here Spark's own thresholds force that buffer to spill after a
 few hundred rows (``spark.sql.windowExec.buffer.spill.threshold``), so every buffered frame kind
-runs its spill path, on both evaluators; results must still be Spark's and the operator must
+runs its spill path (on the generated evaluator); results must still be Spark's and the operator must
 report the spill. Spark's answer is computed without forced spilling: its frames re-read a
 spilled buffer once per row (one read-ahead buffer per spill file each time), which runs the
 test JVM out of heap. A task that fails mid-partition must leave no execution memory behind.
@@ -16,6 +16,11 @@ import pytest
 
 import fastwindow
 from helpers import assert_rows_equal, run
+
+#: Runs on the generated evaluator only (tests/conftest.py): the interpreted twin adds nothing.
+pytestmark = pytest.mark.generated_only(
+    "the subject is the spillable buffer and memory accounting, the same Scala on both "
+    "evaluators.")
 
 HASH_WINDOW_KEY = "spark.fastwindow.hashWindow.enabled"
 FORCE_SPILL = {

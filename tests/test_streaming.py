@@ -6,7 +6,7 @@ returned as soon as its results are known, and the evaluator drops rows no later
 Partitions here are large (10k rows, and 30k without PARTITION BY) so rows are dropped many
 times mid-partition. Each query runs streaming, buffered (``spark.fastwindow.streaming.enabled``
 off) and with a tiny ``spark.fastwindow.streaming.maxPendingRows`` (waiting rows overflow into
-the spillable buffer mid-partition), on both evaluators, and must match Spark every time. The
+the spillable buffer mid-partition), on the generated evaluator, and must match Spark every time. The
 operator's metrics must show which way each partition went.
 """
 
@@ -16,6 +16,12 @@ import pytest
 
 import fastwindow
 from helpers import assert_same_as_spark
+
+#: Runs on the generated evaluator only (tests/conftest.py): the interpreted twin adds nothing.
+pytestmark = pytest.mark.generated_only(
+    "the subject is the operator's streaming and buffering, the same Scala on both evaluators; "
+    "the twin's ops run every streamable function in test_aggregates, test_ranking and "
+    "test_offset.")
 
 STREAMING = "spark.fastwindow.streaming.enabled"
 MAX_PENDING = "spark.fastwindow.streaming.maxPendingRows"
