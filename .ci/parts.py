@@ -13,9 +13,10 @@ Each part's output goes to ``target/ci/<part>.log``; a part's closing lines are 
 ends (all of its log when it fails), and at the end a table of every part's time and result, and
 one line with the number of tests that passed and failed in all.
 
-``--quick`` is the contributors' loop (not yet timed): the Scala unit tests and
-the differential suite on the installed Spark on its generated evaluator, without the slow
-parts (other lines, Spark's suites, deployments). CI runs everything.
+``--quick`` is the contributors' loop: the Scala unit tests and, on the installed Spark's generated
+evaluator, what the other Spark lines run of the differential suite (every aggregate family over
+every frame kind, random queries, ranking, offsets, fallbacks, entry routes, memory and the hash
+operators), without the slow parts (other lines, Spark's suites, deployments). CI runs everything.
 """
 
 from __future__ import annotations
@@ -45,18 +46,18 @@ OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
 #: file counts as SHARD_DEFAULT.
 FILE_SECONDS: Dict[str, float] = {
-    'test_aggregates.py': 141, 'test_approx.py': 206, 'test_bench_smoke.py': 66,
-    'test_build_backend.py': 24, 'test_collations.py': 16, 'test_comoments.py': 82,
-    'test_counter_diff.py': 15, 'test_distinct.py': 150, 'test_docker_example.py': 26,
-    'test_docs.py': 1, 'test_edge_inputs.py': 83, 'test_entry_routes.py': 48,
-    'test_exact_floats.py': 40, 'test_fallback.py': 14, 'test_group_limit.py': 194,
-    'test_group_sort.py': 137, 'test_hash_window.py': 102, 'test_interval_sums.py': 40,
-    'test_memory_pressure.py': 27, 'test_mode.py': 24, 'test_module_sizes.py': 1,
-    'test_moments_and_bits.py': 65, 'test_more_aggregates.py': 317, 'test_offset.py': 26,
-    'test_percentiles.py': 43, 'test_python_api_cli.py': 43, 'test_python_api_jar.py': 1,
-    'test_python_api_session.py': 1, 'test_random_queries.py': 172, 'test_range_frames.py': 288,
-    'test_ranking.py': 43, 'test_sliding_frames.py': 81, 'test_spark_intents.py': 5,
-    'test_spill.py': 53, 'test_streaming.py': 202}
+    'test_aggregates.py': 135, 'test_approx.py': 185, 'test_bench_smoke.py': 66,
+    'test_build_backend.py': 33, 'test_collations.py': 49, 'test_comoments.py': 109,
+    'test_counter_diff.py': 44, 'test_distinct.py': 189, 'test_docker_example.py': 29,
+    'test_docs.py': 1, 'test_edge_inputs.py': 66, 'test_entry_routes.py': 62,
+    'test_exact_floats.py': 69, 'test_fallback.py': 16, 'test_group_limit.py': 167,
+    'test_group_sort.py': 129, 'test_hash_window.py': 74, 'test_interval_sums.py': 45,
+    'test_memory_pressure.py': 37, 'test_mode.py': 34, 'test_module_sizes.py': 1,
+    'test_moments_and_bits.py': 72, 'test_more_aggregates.py': 373, 'test_offset.py': 30,
+    'test_percentiles.py': 48, 'test_python_api_cli.py': 44, 'test_python_api_jar.py': 1,
+    'test_python_api_session.py': 1, 'test_random_queries.py': 168, 'test_range_frames.py': 271,
+    'test_ranking.py': 42, 'test_sliding_frames.py': 84, 'test_spark_intents.py': 5,
+    'test_spill.py': 27, 'test_streaming.py': 79}
 SHARD_DEFAULT = 30.0
 
 
@@ -110,7 +111,7 @@ def differential_files() -> List[str]:
 
 
 #: Expected minutes of each other Spark line's run (tests/line_suite.py LINES), for the order.
-LINE_MINUTES = {"3.5": 5.0, "3.5_2.13": 1.7, "4.0": 4.0, "4.1": 3.0, "4.2": 2.8}
+LINE_MINUTES = {"3.5": 4.0, "3.5_2.13": 1.7, "4.0": 4.0, "4.1": 2.0, "4.2": 2.0}
 WHEEL_DIR = LOGS / "wheel"
 
 
@@ -134,19 +135,27 @@ def line_parts() -> List[Part]:
     return [wheel, *lines]
 
 
+def quick_suite() -> List[str]:
+    """What ``--quick`` runs of the differential suite: what the other Spark lines with shims of
+    their own run (tests/line_suite.py), on the installed Spark."""
+    sys.path.insert(0, str(TESTS))
+    from line_suite import CORE_LINE_SUITE, MEMORY_AND_HASH_SUITE, OWN_SHIM_SUITE
+
+    return [*CORE_LINE_SUITE, *OWN_SHIM_SUITE, *MEMORY_AND_HASH_SUITE]
+
+
 def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
     scala = Part("scala", ["bash", str(ROOT / ".ci" / "sbt"), "scalafmtCheckAll", "test"], 170)
-    files = differential_files()
     if quick:
         env = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "40"}
         return [scala] + [
             pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group], 240, pytest_args, env)
-            for k, group in enumerate(shards(files, 2))]
+            for k, group in enumerate(shards(quick_suite(), 2))]
     # More shards than workers, so the other parts fill in around them.
     installed = [
         pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group],
                     sum(FILE_SECONDS.get(f, SHARD_DEFAULT) for f in group), pytest_args)
-        for k, group in enumerate(shards(files, 4))]
+        for k, group in enumerate(shards(differential_files(), 4))]
     return [scala, *installed,
             pytest_part("deployments", [str(TESTS / "test_deployments.py")], 300),
             # Its sbt waits for the Scala tests' sbt anyway (one sbt per checkout).

@@ -7,9 +7,9 @@
 2. for each line, a virtual environment with that line's newest pyspark from PyPI (kept in
    ``~/.cache/fastwindow/venvs`` between runs) and the wheel installed into it, so the tests use
    the installed package and its bundled jar, not the checkout;
-3. runs LINE_SUITE there (every function family over every frame kind, ANSI off and on, both
-   evaluators, the random query generator, the three entry routes, a local-cluster and a Spark
-   Connect server), one line after the other (one JVM at a time on a 2-core machine).
+3. runs the line's suite there (LINES: CORE_LINE_SUITE, every aggregate family over every frame
+   kind and the random query generator among it, and what the line's own shims serve), on the
+   generated evaluator, one line after the other.
 
 The installed Spark (4.3) runs the whole suite in the main environment; this covers the others.
 """
@@ -30,14 +30,16 @@ from typing import Any, Dict, List, Optional
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 
-#: For 4.0, 4.1 and 4.2, between 3.5 (the whole line suite) and the installed 4.3 (everything):
-#: every family and frame kind, random queries (RANGE frames of every key type among them),
-#: fallbacks, the entry routes, and the 4.x types (collations, interval sums); keeps CI under an
-#: hour.
-MIDDLE_LINE_SUITE = ["test_ranking.py", "test_offset.py", "test_aggregates.py",
-                     "test_random_queries.py", "test_fallback.py",
-                     "test_entry_routes.py", "test_mode.py", "test_collations.py",
-                     "test_interval_sums.py::test_overflow_matches_spark"]
+#: What every other line runs: every aggregate family over every frame kind (the window-evaluation
+#: and arithmetic shims, and each line's aggregate semantics), the random queries (every family,
+#: RANGE frames of every key type), fallbacks, the holistic aggregates built on Spark's own
+#: classes (mode), the 4.x types (collations, skipped before 4.0) and the ANSI overflow errors.
+#: The rest of a line's run is what its own shims serve (below); the installed line runs all of it,
+#: on both evaluators. A line's unit of risk is its shims and Spark's behaviour on it, not the
+#: frame algorithms, which are the same Scala everywhere.
+CORE_LINE_SUITE = ["test_aggregates.py", "test_random_queries.py", "test_fallback.py",
+                   "test_mode.py", "test_collations.py",
+                   "test_interval_sums.py::test_overflow_matches_spark"]
 
 #: The hash operators (FastGroupLimit's top-k per group, whole-partition aggregates by hash, the
 #: group sort) and their sorted paths through Spark's sorter when memory is refused.
@@ -48,52 +50,53 @@ HASH_OPERATOR_TESTS = [
     "test_hash_window.py::test_memory_refused_falls_back_to_sorting",
     "test_group_sort.py::test_memory_refused_falls_back_to_sparks_sort"]
 
-#: What runs on each line: every function family x frame kind x ANSI on/off (on the generated
-#: evaluator; the interpreted twin runs the same Scala algorithms and is covered on the installed
-#: line), random queries, fallbacks and explain, the three entry routes, and memory (the task's
-#: memory manager, spilling at Spark's thresholds). The local-cluster and Spark Connect tests run
-#: on the installed line (tests/test_deployments.py).
-LINE_SUITE = [
-    "test_ranking.py", "test_offset.py", "test_aggregates.py", "test_sliding_frames.py",
-    "test_range_frames.py", "test_moments_and_bits.py", "test_edge_inputs.py",
-    "test_random_queries.py", "test_fallback.py", "test_entry_routes.py",
-    "test_memory_pressure.py", "test_spill.py", "test_distinct.py", "test_mode.py",
-    "test_collations.py", "test_interval_sums.py::test_overflow_matches_spark",
-    *HASH_OPERATOR_TESTS,
-    # Sketches over every frame and type, and the hand-over of unordered values (the wide-frame
-    # tests, which take a minute, run on the installed line).
+#: Memory (the task's memory manager, spilling at Spark's thresholds: the row-buffer shim) and the
+#: hash operators (the sorter), for the lines whose row-buffer shim is not the installed line's.
+MEMORY_AND_HASH_SUITE = ["test_memory_pressure.py", "test_spill.py", *HASH_OPERATOR_TESTS]
+
+#: The ranking and offset functions and the three entry routes (the session shim and the
+#: PySpark API of a line), for the lines with a window-evaluation shim or PySpark of their own.
+OWN_SHIM_SUITE = ["test_ranking.py", "test_offset.py", "test_entry_routes.py"]
+
+#: Spark 3.5, the oldest line, with the most shims of its own: besides the core (run by its Scala
+#: 2.13 build on the same Spark) the sliding frames' overflow, the edge inputs, DISTINCT (its
+#: own parser path), collect_list, and the sketches built on Spark's classes.
+THREE_FIVE_SUITE = [
+    *OWN_SHIM_SUITE, *MEMORY_AND_HASH_SUITE, "test_fallback.py", "test_mode.py",
+    "test_interval_sums.py::test_overflow_matches_spark",
+    "test_sliding_frames.py::test_overflow_with_ansi_matches_spark",
+    "test_sliding_frames.py::test_overflow_without_ansi_matches_spark",
+    "test_edge_inputs.py::test_constant_keys_and_one_row_inputs",
+    "test_edge_inputs.py::test_one_row_partitions_and_all_null_keys",
+    "test_distinct.py::test_distinct_aggregates_over_every_frame_equal_an_independent_reference",
+    "test_distinct.py::test_other_distinct_aggregates_keep_sparks_error",
+    "test_distinct.py::test_collect_list_of_every_type_over_every_frame",
     "test_approx.py::test_approx_count_distinct_of_every_type_over_every_frame",
     "test_approx.py::test_percentile_approx_of_every_type_over_every_frame",
-    "test_approx.py::test_percentile_approx_hands_partitions_with_nan_or_negative_zero_to_spark",
 ]
 THREE_FIVE_2_13_SUITE = ["test_ranking.py", "test_aggregates.py", "test_random_queries.py"]
-MEMORY_AND_HASH_SUITE = ["test_memory_pressure.py", "test_spill.py", *HASH_OPERATOR_TESTS]
 
 #: Spark line (or <line>_<scala>) -> pip requirement of its pyspark, the Scala it runs, extra
 #: pip requirements (pandas < 3 where that pyspark predates pandas 3). The newest release of each
 #: line on PyPI. "spark_home": "maven" runs pyspark on a Spark of that Scala from Maven Central
-#: (PyPI's pyspark 3.5 is the Scala 2.12 build; see maven_spark_home); "suite" overrides LINE_SUITE.
+#: (PyPI's pyspark 3.5 is the Scala 2.12 build; see maven_spark_home); "suite" is what it runs.
 LINES: Dict[str, Dict[str, Any]] = {
-    # The oldest line, with the most shims: the line suite but what 3.5_2.13 runs on the same
-    # Spark (ranking, aggregates over every frame kind, random queries, whose RANGE frames take
-    # every key type; test_range_frames, three minutes here, runs on the installed line).
     "3.5": {"pyspark": "pyspark==3.5.*", "scala": "2.12", "extra": "pandas<3",
-            "suite": [t for t in LINE_SUITE
-                      if t not in THREE_FIVE_2_13_SUITE + ["test_range_frames.py"]]},
+            "suite": THREE_FIVE_SUITE},
     "3.5_2.13": {"pyspark": "pyspark==3.5.*", "scala": "2.13", "extra": "pandas<3",
                  "spark_home": "maven",
                  # The same sources as 3.5_2.12's jar, compiled by Scala 2.13: ranking, the
                  # aggregates over every frame kind, and random queries (every family) show the
                  # Scala build links and runs.
                  "suite": THREE_FIVE_2_13_SUITE},
-    # 4.0 shares its window-evaluation shim with 4.1: the middle-line suite, and memory, spill and
-    # the hash operators, whose shims (row buffer, sorter) are its own.
+    # 4.0 has the window-evaluation shim of 4.1 and the row buffer of 3.5, and a PySpark of its own.
     "4.0": {"pyspark": "pyspark[connect]==4.0.*", "scala": "2.13", "extra": "pandas<3",
-            "suite": MIDDLE_LINE_SUITE + MEMORY_AND_HASH_SUITE},
+            "suite": CORE_LINE_SUITE + OWN_SHIM_SUITE + MEMORY_AND_HASH_SUITE},
+    # 4.1 shares its shims with 4.0 and the installed line, 4.2 all but a type getter with it.
     "4.1": {"pyspark": "pyspark[connect]==4.1.*", "scala": "2.13", "extra": "pandas",
-            "suite": MIDDLE_LINE_SUITE},
+            "suite": CORE_LINE_SUITE},
     "4.2": {"pyspark": "pyspark[connect]==4.2.*", "scala": "2.13", "extra": "pandas",
-            "suite": MIDDLE_LINE_SUITE},
+            "suite": CORE_LINE_SUITE},
 }
 
 LINE_ENV = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "32"}
@@ -119,8 +122,7 @@ def support_matrix() -> str:
                 tested = (f"pyspark {line.line}.x from PyPI on Spark {line.maven} (Scala "
                           f"{line.scala}) from Maven Central: part of the line suite")
             else:
-                part = "part of " if "suite" in LINES[_suite_line(line.line, line.scala)] else ""
-                tested = f"pyspark {line.line}.x from PyPI: {part}the line suite"
+                tested = f"pyspark {line.line}.x from PyPI: part of the line suite"
         else:
             tested = "compiled only (PyPI's pyspark of this line is built for another Scala)"
         rows.append(f"| {line.line} | {line.scala} | {compiled} | {tested} | 17 | 3.9+ |")
@@ -228,7 +230,7 @@ def run_line(line: str, wheel: Path, pytest_args: List[str], report_dir: Path) -
     log(f"Spark {pyspark_version}: {jar}")
     start = time.monotonic()
     proc = subprocess.run(
-        [str(python), "-m", "pytest", *[str(TESTS / t) for t in spec.get("suite", LINE_SUITE)],
+        [str(python), "-m", "pytest", *[str(TESTS / t) for t in spec["suite"]],
          "-q",
          "-p", "no:cacheprovider", "-rfE", f"--junitxml={report.with_suffix('.xml')}",
          *pytest_args],
@@ -249,7 +251,7 @@ def run(lines: List[str], wheel: Optional[Path] = None, pytest_args: Optional[Li
         wheel = build_wheel(work / "dist")
     results = []
     for line in lines:
-        files = LINES[line].get("suite", LINE_SUITE)
+        files = LINES[line]["suite"]
         log(f"Spark {line}: setting up and running {len(files)} test files")
         result = run_line(line, wheel, pytest_args or [], work)
         log(f"Spark {line}: {result.get('summary', result.get('error'))}")

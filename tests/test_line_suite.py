@@ -2,10 +2,11 @@
 
 The main suite runs on the installed Spark (4.3); this builds the release wheel (one jar per
 line), installs it next to each other line's newest pyspark in a virtual environment of its own,
-and runs the line suite there: every function family over every frame kind, ANSI off and on,
-random queries, fallbacks and the three entry routes (the generated evaluator; real deployments
-and the interpreted twin run on the installed line). Spark 3.5 built for Scala 2.13 runs PyPI's
-pyspark 3.5 (a Scala 2.12 build) on Spark 3.5's Scala 2.13 jars from Maven Central.
+and runs the line's suite there (tests/line_suite.py LINES: every aggregate family over every
+frame kind, random queries, fallbacks, and what the line's own shims serve; the generated
+evaluator; real deployments and the interpreted twin run on the installed line). Spark 3.5 built
+for Scala 2.13 runs PyPI's pyspark 3.5 (a Scala 2.12 build) on Spark 3.5's Scala 2.13 jars from
+Maven Central.
 """
 
 from __future__ import annotations
