@@ -112,6 +112,9 @@ lazy val root = (project in file("."))
     Test / javaOptions ++= Seq(
       "-Xmx2g",
       "-XX:+IgnoreUnrecognizedVMOptions",
+      // The JIT's first tier only: many small queries, whose code the optimizing tier would
+      // compile at a cost it never earns back (as tests/conftest.py says for the Python tests).
+      "-XX:TieredStopAtLevel=1",
       "--add-opens=java.base/java.lang=ALL-UNNAMED",
       "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
       "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",

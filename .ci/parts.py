@@ -111,7 +111,7 @@ def differential_files() -> List[str]:
 
 
 #: Expected minutes of each other Spark line's run (tests/line_suite.py LINES), for the order.
-LINE_MINUTES = {"3.5": 4.0, "3.5_2.13": 1.7, "4.0": 4.0, "4.1": 2.0, "4.2": 2.0}
+LINE_MINUTES = {"3.5": 6.0, "3.5_2.13": 2.5, "4.0": 5.0, "4.1": 3.0, "4.2": 3.0}
 WHEEL_DIR = LOGS / "wheel"
 
 
@@ -123,7 +123,7 @@ def line_parts() -> List[Part]:
 
     env = {"FASTWINDOW_TEST_WHEEL_DIR": str(WHEEL_DIR)}
     suite = str(TESTS / "test_line_suite.py")
-    wheel = pytest_part("wheel", [f"{suite}::test_the_wheel_carries_a_jar_per_line"], 90, env=env)
+    wheel = pytest_part("wheel", [f"{suite}::test_the_wheel_carries_a_jar_per_line"], 330, env=env)
     lines = []
     for line in LINES:
         same_venv = [f"line-{other}" for other in LINES
@@ -159,7 +159,7 @@ def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
     return [scala, *installed,
             pytest_part("deployments", [str(TESTS / "test_deployments.py")], 300),
             # Its sbt waits for the Scala tests' sbt anyway (one sbt per checkout).
-            pytest_part("spark-suites", [str(TESTS / "test_spark_suites.py")], 600,
+            pytest_part("spark-suites", [str(TESTS / "test_spark_suites.py")], 720,
                         after=["scala"]),
             *line_parts()]
 

@@ -171,7 +171,8 @@ FAIL_WITHOUT_FASTWINDOW: Dict[Test, str] = {
 }
 
 JAVA_OPTIONS = [
-    "-Xmx3g", "-XX:+IgnoreUnrecognizedVMOptions",
+    # The JIT's first tier only, as for the differential suite (tests/conftest.py): small queries.
+    "-Xmx3g", "-XX:+IgnoreUnrecognizedVMOptions", "-XX:TieredStopAtLevel=1",
     *(f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in (
         "java.lang", "java.lang.invoke", "java.lang.reflect", "java.io", "java.net", "java.nio",
         "java.util", "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref",
