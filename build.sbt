@@ -112,8 +112,8 @@ lazy val root = (project in file("."))
     Test / javaOptions ++= Seq(
       "-Xmx2g",
       "-XX:+IgnoreUnrecognizedVMOptions",
-      // The JIT's first tier only: many small queries, whose code the optimizing tier would
-      // compile at a cost it never earns back (as tests/conftest.py says for the Python tests).
+      // The JIT's first tier only: the forked test JVM lives two minutes, too short for the
+      // optimizing tier to earn back its compiles (as for Spark's suites, tests/spark_suites.py).
       "-XX:TieredStopAtLevel=1",
       "--add-opens=java.base/java.lang=ALL-UNNAMED",
       "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",

@@ -29,12 +29,6 @@ from pyspark.sql import types as T
 CODEGEN_MODES = os.environ.get("FASTWINDOW_TEST_CODEGEN_MODES", "CODEGEN_ONLY,NO_CODEGEN").split(",")
 
 
-#: The test JVM compiles with the JIT's first tier only: the suite runs thousands of queries over
-#: a few hundred rows each, whose code the optimizing tier would compile at a cost it never earns
-#: back (test_ranking + test_offset: 137-143 s with it, 178-206 s without, same machine and load).
-#: Speed only: the bytecode run is the same.
-TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
-
 GENERATED_ONLY = "generated_only"
 INTERPRETED = "NO_CODEGEN"
 
@@ -66,7 +60,6 @@ def spark_session():
         SparkSession.builder.master("local[2]")
         .appName("fastwindow-tests")
         .config("spark.ui.enabled", "false")
-        .config("spark.driver.extraJavaOptions", TEST_JVM_OPTIONS)
         .config("spark.sql.shuffle.partitions", "3")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.memory", os.environ.get("FASTWINDOW_TEST_DRIVER_MEMORY", "2g"))
