@@ -46,19 +46,21 @@ OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
 #: file counts as SHARD_DEFAULT.
 FILE_SECONDS: Dict[str, float] = {
-    'test_aggregates.py': 135, 'test_approx.py': 185, 'test_bench_smoke.py': 66,
-    'test_build_backend.py': 33, 'test_collations.py': 49, 'test_comoments.py': 109,
-    'test_counter_diff.py': 44, 'test_distinct.py': 189, 'test_docker_example.py': 29,
-    'test_docs.py': 1, 'test_edge_inputs.py': 66, 'test_entry_routes.py': 62,
-    'test_exact_floats.py': 69, 'test_fallback.py': 16, 'test_group_limit.py': 167,
-    'test_group_sort.py': 129, 'test_hash_window.py': 74, 'test_interval_sums.py': 45,
-    'test_memory_pressure.py': 37, 'test_mode.py': 34, 'test_module_sizes.py': 1,
-    'test_moments_and_bits.py': 72, 'test_more_aggregates.py': 373, 'test_offset.py': 30,
-    'test_percentiles.py': 48, 'test_python_api_cli.py': 44, 'test_python_api_jar.py': 1,
-    'test_python_api_session.py': 1, 'test_random_queries.py': 168, 'test_range_frames.py': 271,
-    'test_ranking.py': 42, 'test_sliding_frames.py': 84, 'test_spark_intents.py': 5,
-    'test_spill.py': 27, 'test_streaming.py': 79}
+    'test_aggregates.py': 186, 'test_approx.py': 151, 'test_bench_smoke.py': 96,
+    'test_build_backend.py': 25, 'test_collations.py': 20, 'test_comoments.py': 120,
+    'test_counter_diff.py': 16, 'test_distinct.py': 179, 'test_docker_example.py': 34,
+    'test_docs.py': 16, 'test_edge_inputs.py': 108, 'test_entry_routes.py': 68,
+    'test_exact_floats.py': 55, 'test_fallback.py': 15, 'test_group_limit.py': 179,
+    'test_group_sort.py': 112, 'test_hash_window.py': 93, 'test_interval_sums.py': 45,
+    'test_memory_pressure.py': 35, 'test_mode.py': 33, 'test_module_sizes.py': 1,
+    'test_moments_and_bits.py': 68, 'test_more_aggregates.py': 346, 'test_offset.py': 30,
+    'test_percentiles.py': 48, 'test_python_api_cli.py': 49, 'test_python_api_jar.py': 1,
+    'test_python_api_session.py': 1, 'test_random_queries.py': 209, 'test_range_frames.py': 282,
+    'test_ranking.py': 41, 'test_sliding_frames.py': 77, 'test_spark_intents.py': 6,
+    'test_spill.py': 35, 'test_streaming.py': 104}
 SHARD_DEFAULT = 30.0
+#: Shards of the differential suite on the installed Spark (see parts()).
+SHARDS = 8
 
 
 @dataclass
@@ -111,7 +113,7 @@ def differential_files() -> List[str]:
 
 
 #: Expected minutes of each other Spark line's run (tests/line_suite.py LINES), for the order.
-LINE_MINUTES = {"3.5": 6.0, "3.5_2.13": 2.5, "4.0": 5.0, "4.1": 3.0, "4.2": 3.0}
+LINE_MINUTES = {"3.5": 7.0, "3.5_2.13": 2.5, "4.0": 7.0, "4.1": 3.5, "4.2": 3.0}
 WHEEL_DIR = LOGS / "wheel"
 
 
@@ -151,11 +153,13 @@ def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
         return [scala] + [
             pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group], 240, pytest_args, env)
             for k, group in enumerate(shards(quick_suite(), 2))]
-    # More shards than workers, so the other parts fill in around them.
+    # Shards of a few minutes each: the test sessions compile with the JIT's first tier only
+    # (tests/conftest.py), which pays in sessions that short; and more shards than workers, so
+    # the other parts fill in around them.
     installed = [
         pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group],
                     sum(FILE_SECONDS.get(f, SHARD_DEFAULT) for f in group), pytest_args)
-        for k, group in enumerate(shards(differential_files(), 4))]
+        for k, group in enumerate(shards(differential_files(), SHARDS))]
     return [scala, *installed,
             pytest_part("deployments", [str(TESTS / "test_deployments.py")], 300),
             # Its sbt waits for the Scala tests' sbt anyway (one sbt per checkout).
