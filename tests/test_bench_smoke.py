@@ -58,3 +58,6 @@ def test_end_to_end_bench_reports_spark_ceiling_over_the_shuffle(tmp_path):
     assert all(c["results_agree"] for c in cases.values()), cases
     assert "ceiling" in done.stdout and "ceiling (spark / shuffle only)" in \
         (out / "results.md").read_text()
+    # How the window stage's rows spread over its tasks (one task takes all of them at this size).
+    assert 0 < cases["share_of_total"]["largest_task_share"] <= 1
+    assert "largest task" in done.stdout

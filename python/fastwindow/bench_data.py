@@ -16,6 +16,10 @@ def _generate_parquet(spark: Any, shape: Shape, rows: int, path: Path) -> None:
         part = f"pmod(xxhash64(id, 4), {max(keys, 1)})"
     else:
         part = f"id div {shape.rows_per_partition}" if shape.rows_per_partition else "0"
+    if shape.hot_share:
+        # Key 0 for the hot share, the others moved up by one so that none of them is key 0.
+        part = (f"CASE WHEN pmod(xxhash64(id, 5), 1000) < {round(shape.hot_share * 1000)} "
+                f"THEN 0 ELSE 1 + {part} END")
     spark.range(0, rows, 1, 4).selectExpr(
         f"{part} AS p",
         "id AS o",

@@ -36,6 +36,8 @@ class Case:
     results_agree: Optional[bool] = None
     disagreement: str = ""
     systems: Dict[str, SystemResult] = field(default_factory=dict)
+    #: end to end: the largest task's share of the rows the window stage read (fastwindow's run)
+    largest_task_share: Optional[float] = None
 
 
 def _ratio(case: Case, other: str) -> Optional[float]:
@@ -62,8 +64,10 @@ def _case_line(case: Case) -> str:
         ratios += f"  (ceiling {_ceiling(case):.2f}x)"
     ok = {True: "agree", None: "unchecked (one system finished)"}.get(
         case.results_agree, f"DIFFER ({case.disagreement})")
+    tasks = (f"  | largest task {case.largest_task_share:.0%} of rows"
+             if case.largest_task_share is not None else "")
     return (f"{case.shape:5s} {case.mode:11s} {case.workload:20s} [{case.operator}] "
-            f"{times}  |  {ratios}  | results {ok}")
+            f"{times}  |  {ratios}  | results {ok}{tasks}")
 
 
 def machine_info(spark: Any) -> Dict[str, Any]:

@@ -15,6 +15,7 @@ from .bench_queries import _checksum_sql, _compare_checksums, query_sql, shuffle
 from .bench_results import Case, SystemResult, _case_line
 from .bench_systems import (SEGMENT_TREE_KEY, SHUFFLE_ONLY, SPARK_SYSTEMS, System,
                             _segment_tree_available, _set)
+from .bench_tasks import largest_task_share
 from .bench_workloads import Shape, Workload
 
 
@@ -169,7 +170,13 @@ class Runner:
             if case.systems[name].note:
                 continue
             try:
-                first = _timed(action)
+                if name == "fastwindow" and mode == "end-to-end":
+                    # (the time includes reading the task metrics: only the budget checks it)
+                    start = time.perf_counter()
+                    case.largest_task_share = largest_task_share(self.spark, action)
+                    first = time.perf_counter() - start
+                else:
+                    first = _timed(action)
             except TimeLimitExceeded:
                 case.systems[name].note = f"cancelled after {budget:.0f}s"
                 continue

@@ -12,12 +12,14 @@ class Shape:
     """How the generated rows are partitioned: ``rows_per_partition`` None = no PARTITION BY.
     ``scattered``: keys drawn by hash (rows of a key spread over the files, as in real tables)
     instead of runs of consecutive ids (which hand Spark's sort presorted input); ``keys`` of
-    them, or rows / ``rows_per_partition``; one row per key is every row its own key."""
+    them, or rows / ``rows_per_partition``; one row per key is every row its own key.
+    ``hot_share``: that share of the rows (drawn by hash) has one key of its own, key 0 (skew)."""
     name: str
     rows_per_partition: Optional[int]
     description: str
     scattered: bool = False
     keys: Optional[int] = None
+    hot_share: float = 0.0
 
 
 SHAPES: Dict[str, Shape] = {
@@ -33,6 +35,8 @@ SHAPES: Dict[str, Shape] = {
     "keys50k": Shape("keys50k", None, "50,000 keys drawn by hash", scattered=True, keys=50_000),
     "keys10k": Shape("keys10k", None, "10,000 keys drawn by hash", scattered=True, keys=10_000),
     "keys10": Shape("keys10", None, "10 keys drawn by hash", scattered=True, keys=10),
+    "hotkey": Shape("hotkey", 20, "one key holds half of the rows (skew); the other half over "
+                    "rows / 20 keys drawn by hash", scattered=True, hot_share=0.5),
     "distinct": Shape("distinct", 1, "every row its own key (a 64-bit hash of the row number)",
                       scattered=True),
 }
