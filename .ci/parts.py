@@ -60,7 +60,7 @@ FILE_SECONDS: Dict[str, float] = {
     'test_spill.py': 35, 'test_streaming.py': 104}
 SHARD_DEFAULT = 30.0
 #: Shards of the differential suite on the installed Spark (see parts()).
-SHARDS = 8
+SHARDS = 4
 
 
 @dataclass
@@ -153,9 +153,8 @@ def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
         return [scala] + [
             pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group], 240, pytest_args, env)
             for k, group in enumerate(shards(quick_suite(), 2))]
-    # Shards of a few minutes each: the test sessions compile with the JIT's first tier only
-    # (tests/conftest.py), which pays in sessions that short; and more shards than workers, so
-    # the other parts fill in around them.
+    # More shards than workers, so the other parts fill in around them; not many more, since
+    # each session's JIT spends its first minutes compiling Spark's planner and Janino.
     installed = [
         pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group],
                     sum(FILE_SECONDS.get(f, SHARD_DEFAULT) for f in group), pytest_args)

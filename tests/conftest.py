@@ -54,15 +54,6 @@ def pytest_collection_modifyitems(config, items):
         items[:] = kept
 
 
-#: The test session's JVM compiles with the JIT's first tier only. Its work is thousands of new
-#: queries over a few hundred rows: the planner, Janino and class loading, whose large methods the
-#: optimizing tier spends seconds compiling and never earns back in a session of a few minutes
-#: (two sessions side by side on 2 cores: 5 min with it, 6 without; 1.6 min against 2.4). CI cuts
-#: the suite into shards of about that length (.ci/parts.py). FASTWINDOW_TEST_JAVA_OPTIONS
-#: replaces it ("" for the JVM's defaults).
-FIRST_JIT_TIER = "-XX:TieredStopAtLevel=1"
-
-
 @pytest.fixture(scope="session")
 def spark_session():
     builder = (
@@ -75,9 +66,6 @@ def spark_session():
         # Spark's "corrupt memory" checks and leak reports help catch buffer misuse early.
         .config("spark.unsafe.exceptionOnMemoryLeak", "true")
     )
-    java_options = os.environ.get("FASTWINDOW_TEST_JAVA_OPTIONS", FIRST_JIT_TIER)
-    if java_options:
-        builder = builder.config("spark.driver.extraJavaOptions", java_options)
     spark = fastwindow.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     create_views(spark)
