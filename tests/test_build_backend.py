@@ -5,6 +5,7 @@ Spark line), in a subprocess.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -54,9 +55,11 @@ def _scratch_tree(tmp_path: Path, scala: str, maven_lines=()) -> Path:
 
 
 def _run_backend(root: Path, *args: str) -> subprocess.CompletedProcess:
+    # Compiled jars are kept per test (beside the scratch tree), not in the machine's cache.
+    env = dict(os.environ, FASTWINDOW_JAR_CACHE=str(root.parent / "compiled-jars"))
     return subprocess.run(
         [sys.executable, str(root / "python" / "_build_backend" / "fastwindow_backend.py"), *args],
-        capture_output=True, text=True, timeout=600, cwd=root)
+        capture_output=True, text=True, timeout=600, cwd=root, env=env)
 
 
 @pytest.mark.skipif(not BACKEND.is_file(), reason="needs a source checkout")
@@ -77,6 +80,12 @@ def test_backend_compiles_packages_and_caches(tmp_path):
     assert "scala.binary.version=2.13" in props
     second = _run_backend(root)
     assert second.returncode == 0 and "up to date" in second.stderr
+    # Another checkout of the same sources (here: the jar gone) takes the jar compiled before.
+    built = jar.read_bytes()
+    jar.unlink()
+    third = _run_backend(root)
+    assert third.returncode == 0 and "compiled for Spark" in third.stderr, third.stderr
+    assert "compiling" not in third.stderr and jar.read_bytes() == built
 
 
 @pytest.mark.skipif(not BACKEND.is_file(), reason="needs a source checkout")

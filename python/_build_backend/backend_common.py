@@ -3,6 +3,7 @@ checkout, fastwindow's version, the build error and the log line."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -18,6 +19,13 @@ JARS_DIR = ROOT / "python" / "fastwindow" / "jars"
 SCALA_DIR = ROOT / "scala-src" / "main" / "scala"
 JAVA_DIR = ROOT / "scala-src" / "main" / "java"
 RESOURCES_DIR = ROOT / "scala-src" / "main" / "resources"
+
+
+def user_cache() -> Path:
+    """fastwindow's cache folder: FASTWINDOW_CACHE, else ``$XDG_CACHE_HOME/fastwindow`` or
+    ``~/.cache/fastwindow``."""
+    return Path(os.environ.get("FASTWINDOW_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "fastwindow"))
 
 
 class JarBuildError(RuntimeError):

@@ -10,10 +10,10 @@ import tempfile
 import time
 import zipfile
 from pathlib import Path
-from typing import List, Mapping, Tuple
+from typing import List, Mapping, Optional, Tuple
 
 from backend_common import (JARS_DIR, JAVA_RELEASE, PROPERTIES_NAME, RESOURCES_DIR, ROOT,
-                            JarBuildError, _log, read_version)
+                            JarBuildError, _log, read_version, user_cache)
 from installed_spark import spark_version_of
 from jar_sources import collect_sources, jar_name, read_jar_properties, source_hash
 from spark_lines import SparkLine
@@ -130,6 +130,15 @@ def build_line_jar(line: SparkLine, spark_jars: Path, found_how: str, force: boo
     target = JARS_DIR / jar_name(version, line)
     if target.exists() and not force and read_jar_properties(target).get("source.hash") == digest:
         _log(f"{target.relative_to(ROOT)} is up to date (Spark {spark_version}), not recompiling")
+        if compiled_before(digest, target.name) is None:
+            keep_compiled(target, digest)
+        return target
+    kept = compiled_before(digest, target.name)
+    if kept is not None and not force:
+        JARS_DIR.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(kept, target)
+        _log(f"{target.relative_to(ROOT)}: these sources were compiled for Spark {spark_version} "
+             f"before, taken from {kept}")
         return target
 
     java = _java_tool("java")
@@ -177,4 +186,51 @@ def build_line_jar(line: SparkLine, spark_jars: Path, found_how: str, force: boo
     size_kib = target.stat().st_size / 1024
     _log(f"wrote {target.relative_to(ROOT)} ({n_classes} classes, {size_kib:.0f} KiB) in "
          f"{time.monotonic() - start:.1f} s")
+    keep_compiled(target, digest)
     return target
+
+
+#: Compiled jars kept (the most recently used; each a few MiB).
+KEPT_JARS = 24
+
+
+def compiled_jars_dir() -> Optional[Path]:
+    """Where compiled jars are kept by the hash of everything they were compiled from (sources,
+    fastwindow's version, Spark's version, the compiler, the recipe), so the same inputs compile
+    once per machine: a wheel build after an editable install, another clone of the same commit.
+    FASTWINDOW_JAR_CACHE names the folder; "off" turns it off."""
+    setting = os.environ.get("FASTWINDOW_JAR_CACHE")
+    if setting == "off":
+        return None
+    return Path(setting) if setting else user_cache() / "compiled-jars"
+
+
+def compiled_before(digest: str, name: str) -> Optional[Path]:
+    """The kept jar of these exact inputs, if any."""
+    folder = compiled_jars_dir()
+    kept = folder / digest / name if folder else None
+    if kept is None or not kept.is_file() or read_jar_properties(kept).get("source.hash") != digest:
+        return None
+    os.utime(kept)  # recently used
+    return kept
+
+
+def keep_compiled(jar: Path, digest: str) -> None:
+    """Keeps a copy of a jar just compiled (written whole, then renamed into place), and only the
+    KEPT_JARS most recently used. A cache that cannot be written never fails the build."""
+    folder = compiled_jars_dir()
+    if folder is None:
+        return
+    try:
+        kept = folder / digest / jar.name
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        partial = kept.with_name(f"{kept.name}.{os.getpid()}.part")
+        shutil.copyfile(jar, partial)
+        os.replace(partial, kept)
+        jars = sorted(folder.glob("*/*.jar"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in jars[KEPT_JARS:]:
+            old.unlink()
+            if not any(old.parent.iterdir()):
+                old.parent.rmdir()
+    except OSError as exc:
+        _log(f"could not keep a copy of {jar.name} in {folder}: {exc}")

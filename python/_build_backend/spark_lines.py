@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+from backend_common import user_cache
+
 ROOT = Path(__file__).resolve().parents[2]
 SHIMS_DIR = ROOT / "scala-src" / "shims"
 LINES_FILE = SHIMS_DIR / "spark-lines.tsv"
@@ -105,9 +107,7 @@ def _maven_url(group: str, artifact: str, version: str, ext: str) -> str:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("FASTWINDOW_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "fastwindow")
-    return Path(base) / "spark-compile"
+    return user_cache() / "spark-compile"
 
 
 def maven_compile_jars(line: SparkLine, log) -> Path:
