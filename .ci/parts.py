@@ -42,22 +42,22 @@ LOGS = ROOT / "target" / "ci"
 #: Test files run by parts of their own (not by the shards of the differential suite).
 OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"}
 
-#: Seconds per test file of the differential suite, both evaluators, two shards side by side on 2
+#: Seconds per test file of the differential suite (its codegen modes), two shards side by side on 2
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
 #: file counts as SHARD_DEFAULT.
 FILE_SECONDS: Dict[str, float] = {
-    'test_aggregates.py': 186, 'test_approx.py': 151, 'test_bench_smoke.py': 96,
-    'test_build_backend.py': 25, 'test_collations.py': 20, 'test_comoments.py': 120,
-    'test_counter_diff.py': 16, 'test_distinct.py': 179, 'test_docker_example.py': 34,
-    'test_docs.py': 16, 'test_edge_inputs.py': 108, 'test_entry_routes.py': 68,
-    'test_exact_floats.py': 55, 'test_fallback.py': 15, 'test_group_limit.py': 179,
-    'test_group_sort.py': 112, 'test_hash_window.py': 93, 'test_interval_sums.py': 45,
-    'test_memory_pressure.py': 35, 'test_mode.py': 33, 'test_module_sizes.py': 1,
-    'test_moments_and_bits.py': 68, 'test_more_aggregates.py': 346, 'test_offset.py': 30,
-    'test_percentiles.py': 48, 'test_python_api_cli.py': 49, 'test_python_api_jar.py': 1,
-    'test_python_api_session.py': 1, 'test_random_queries.py': 209, 'test_range_frames.py': 282,
-    'test_ranking.py': 41, 'test_sliding_frames.py': 77, 'test_spark_intents.py': 6,
-    'test_spill.py': 35, 'test_streaming.py': 104}
+    'test_aggregates.py': 86, 'test_approx.py': 153, 'test_bench_smoke.py': 83,
+    'test_build_backend.py': 29, 'test_collations.py': 39, 'test_comoments.py': 106,
+    'test_counter_diff.py': 11, 'test_distinct.py': 102, 'test_docker_example.py': 30,
+    'test_docs.py': 1, 'test_edge_inputs.py': 74, 'test_entry_routes.py': 64,
+    'test_exact_floats.py': 36, 'test_fallback.py': 11, 'test_group_limit.py': 167,
+    'test_group_sort.py': 116, 'test_hash_window.py': 71, 'test_interval_sums.py': 28,
+    'test_memory_pressure.py': 33, 'test_mode.py': 15, 'test_module_sizes.py': 1,
+    'test_moments_and_bits.py': 58, 'test_more_aggregates.py': 188, 'test_offset.py': 18,
+    'test_percentiles.py': 34, 'test_python_api_cli.py': 54, 'test_python_api_jar.py': 1,
+    'test_python_api_session.py': 1, 'test_random_queries.py': 107, 'test_range_frames.py': 174,
+    'test_ranking.py': 24, 'test_sliding_frames.py': 46, 'test_spark_intents.py': 6,
+    'test_spill.py': 32, 'test_streaming.py': 104}
 SHARD_DEFAULT = 30.0
 #: Shards of the differential suite on the installed Spark (see parts()).
 SHARDS = 4

@@ -1,14 +1,21 @@
 """Shared Spark session and test data for the differential suite.
 
-Every test that takes the ``spark`` fixture runs twice: once on fastwindow's generated evaluator
-(``CODEGEN_ONLY``: a compile error fails the test instead of silently falling back) and once on
-its interpreted twin (``NO_CODEGEN``), but tests marked ``generated_only(reason)``. The twin
-differs from the generated evaluator only in its ops (how a function reads, compares, updates
-and merges values of each type): the frame algorithms, the operators and their memory handling
-are the same Scala classes on both. So the twin runs the tests that take every function over
-every type and frame kind (and the random queries); a test whose subject is the rest (an
-operator's planning, memory, spilling, streaming, frame edges already covered per type) says so
-with the marker and runs once.
+Every test that takes the ``spark`` fixture checks both of fastwindow's evaluators, the generated
+one and its interpreted twin, against Spark. By default in one run (``VERIFY``: each task of a
+FastWindow operator runs on both evaluators over the same rows and fails where they differ; the
+generated one's rows are compared with Spark's), since the twin differs from the generated
+evaluator only in its ops (how a function reads, compares, updates and merges values of each
+type). Two markers, each with its reason, change that:
+
+* ``generated_only(reason)``: on the generated evaluator alone (``CODEGEN_ONLY``, a compile error
+  fails the test), for tests whose subject is the same Scala on both (an operator's planning,
+  memory, spilling, streaming), and whose memory limits VERIFY's held rows would change;
+* ``separate_twin(reason)``: a run on each (``CODEGEN_ONLY``, then ``NO_CODEGEN``), for the hash
+  operators (top-k per group, hash window, group sort), whose interpreted paths VERIFY does not
+  reach.
+
+FASTWINDOW_TEST_CODEGEN_MODES (comma-separated modes) replaces all of that for every test: the
+line suite (tests/line_suite.py) runs the generated evaluator alone on the other Spark lines.
 """
 
 from __future__ import annotations
@@ -24,34 +31,39 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
-#: Both evaluators by default; the line suite (tests/line_suite.py) runs the generated one on the
-#: other Spark lines to keep CI within its time (the algorithms are the same Scala on both).
-CODEGEN_MODES = os.environ.get("FASTWINDOW_TEST_CODEGEN_MODES", "CODEGEN_ONLY,NO_CODEGEN").split(",")
+#: Modes for every test instead of the markers' (see above), if set.
+CODEGEN_MODES = [m for m in os.environ.get("FASTWINDOW_TEST_CODEGEN_MODES", "").split(",") if m]
 
-
-GENERATED_ONLY = "generated_only"
-INTERPRETED = "NO_CODEGEN"
+VERIFY, GENERATED, INTERPRETED = "VERIFY", "CODEGEN_ONLY", "NO_CODEGEN"
+GENERATED_ONLY, SEPARATE_TWIN = "generated_only", "separate_twin"
+MARKED_MODES = {GENERATED_ONLY: [GENERATED], SEPARATE_TWIN: [GENERATED, INTERPRETED]}
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", f"{GENERATED_ONLY}(reason): run on the generated evaluator only (the reason "
                    "says why the interpreted twin adds nothing to what the test checks)")
+    config.addinivalue_line(
+        "markers", f"{SEPARATE_TWIN}(reason): run on each evaluator in a run of its own (the "
+                   "reason says which interpreted path VERIFY does not reach)")
 
 
-def pytest_collection_modifyitems(config, items):
-    """Leaves out the interpreted twin's run of tests marked ``generated_only`` (with a reason)."""
-    kept, dropped = [], []
-    for item in items:
-        marker = item.get_closest_marker(GENERATED_ONLY)
-        if marker is not None and not (marker.args or marker.kwargs.get("reason")):
-            raise pytest.UsageError(f"{item.nodeid}: @{GENERATED_ONLY} needs a reason")
-        params = getattr(item, "callspec", None)
-        twin = params is not None and params.params.get("spark") == INTERPRETED
-        (dropped if marker is not None and twin else kept).append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+def pytest_generate_tests(metafunc):
+    """Parametrizes the ``spark`` fixture with the test's codegen modes."""
+    if "spark" in metafunc.fixturenames:
+        metafunc.parametrize("spark", codegen_modes(metafunc.definition), indirect=True)
+
+
+def codegen_modes(test) -> list:
+    if CODEGEN_MODES:
+        return CODEGEN_MODES
+    for name, modes in MARKED_MODES.items():
+        marker = test.get_closest_marker(name)
+        if marker is not None:
+            if not (marker.args or marker.kwargs.get("reason")):
+                raise pytest.UsageError(f"{test.nodeid}: @{name} needs a reason")
+            return modes
+    return [VERIFY]
 
 
 @pytest.fixture(scope="session")
@@ -73,7 +85,7 @@ def spark_session():
     spark.stop()
 
 
-@pytest.fixture(params=CODEGEN_MODES)
+@pytest.fixture
 def spark(request, spark_session):
     """The shared session, switched to one fastwindow codegen mode for the test."""
     spark_session.conf.set("spark.fastwindow.codegen.mode", request.param)

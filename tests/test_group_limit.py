@@ -18,6 +18,11 @@ GENERATED_ONLY = pytest.mark.generated_only(
     "the operator's hashing, memory and planning, the same Scala on both evaluators; the twin's"
     " ordering runs test_top_k_over_each_order_key_type.")
 
+#: The other tests run on each evaluator in a run of its own (tests/conftest.py): VERIFY
+#: checks FastWindow's evaluators, not FastGroupLimit's interpreted comparisons and bounds.
+pytestmark = pytest.mark.separate_twin(
+    "FastGroupLimit's interpreted comparisons and bounds (VERIFY covers FastWindow's)")
+
 ORDER_KEY_TYPES = ["by", "sh", "i", "l", "f", "d", "dec", "bigdec", "s", "bin", "bo", "dt", "ts",
                    "ntz"]
 

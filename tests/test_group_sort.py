@@ -19,6 +19,11 @@ GENERATED_ONLY = pytest.mark.generated_only(
     "the operator's grouping, memory and planning, the same Scala on both evaluators; the "
     "twin's ordering runs test_windows_over_each_order_key and test_each_partition_key_type.")
 
+#: The other tests run on each evaluator in a run of its own (tests/conftest.py): VERIFY
+#: checks FastWindow's evaluators, not the group sort's interpreted key comparisons.
+pytestmark = pytest.mark.separate_twin(
+    "the group sort's interpreted key comparisons (VERIFY covers FastWindow's)")
+
 GROUP_SORT = "spark.fastwindow.groupSort.enabled"
 SAMPLE_ROWS = "spark.fastwindow.distinctKeys.sampleRows"
 GROUPED = "no sort below it: the task's rows grouped by key"

@@ -19,6 +19,11 @@ GENERATED_ONLY = pytest.mark.generated_only(
     "twin's projections run test_every_declarative_aggregate_per_key and "
     "test_each_partition_key_type.")
 
+#: The other tests run on each evaluator in a run of its own (tests/conftest.py): VERIFY
+#: checks FastWindow's evaluators, not the hash window's interpreted per-key aggregation.
+pytestmark = pytest.mark.separate_twin(
+    "the hash window's interpreted per-key aggregation (VERIFY covers FastWindow's)")
+
 NO_SORT = "no sort below it: whole-partition aggregates"
 
 

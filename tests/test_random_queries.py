@@ -252,15 +252,7 @@ def random_table(spark_session):
     yield "rnd"
 
 
-#: The interpreted twin runs every other batch: its ops are checked per function and type by the
-#: rest of the suite, and what random queries add is combinations of frames, functions and ways
-#: of holding rows, which run the same Scala on both evaluators.
-TWIN_BATCHES = range(0, BATCHES, 2)
-
-
-@pytest.mark.parametrize("batch", [
-    b if b in TWIN_BATCHES else pytest.param(b, marks=pytest.mark.generated_only(
-        "the twin runs every other batch (TWIN_BATCHES)")) for b in range(BATCHES)])
+@pytest.mark.parametrize("batch", range(BATCHES))
 def test_random_queries(spark, random_table, batch):
     per_batch = QUERIES // BATCHES
     for k in range(batch * per_batch, (batch + 1) * per_batch):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import fastwindow
+import pytest
 from helpers import assert_rows_equal, assert_same_as_spark, run
 
 
@@ -77,6 +78,13 @@ def _metrics(spark, query):
     return [r for r in fastwindow.explain(df) if r.fastwindow][0].metrics
 
 
+#: Tests that count the operator's metrics run on the generated evaluator alone (tests/conftest.py):
+#: VERIFY would count both evaluators' runs of each task.
+COUNTS_METRICS = pytest.mark.generated_only("counts the operator's metrics, which VERIFY would "
+                                            "count for both evaluators' runs")
+
+
+@COUNTS_METRICS
 def test_spill_thresholds_apply_to_buffered_partitions(spark):
     """Spark's "Window spill with more than the inMemoryThreshold and spillThreshold" tests: a
     partition held in the window buffer spills at Spark's thresholds under fastwindow too."""
@@ -92,6 +100,7 @@ def test_spill_thresholds_apply_to_buffered_partitions(spark):
         _restore(spark, previous)
 
 
+@COUNTS_METRICS
 def test_streamed_windows_do_not_enter_the_spillable_buffer(spark):
     """The same tests' query itself — a running sum, which fastwindow streams — holds only the
     rows of its frame and never reaches the buffer, so it does not spill: the thresholds do not

@@ -86,15 +86,24 @@ object FastWindowConf {
 
     /** Always use the interpreted twin. */
     val NoCodegen = "NO_CODEGEN"
-    val all: Seq[String] = Seq(Fallback, CodegenOnly, NoCodegen)
+
+    /**
+     * For fastwindow's tests: each task runs on both, generated code (failing on compile errors)
+     * and the interpreted twin, over the same rows, and fails unless they agree
+     * (`fastwindow.exec.window.TwinCheck`). Holds each task's rows in memory.
+     */
+    val Verify = "VERIFY"
+    val all: Seq[String] = Seq(Fallback, CodegenOnly, NoCodegen, Verify)
   }
 
   val CODEGEN_MODE: Entry[String] = entry(
     "spark.fastwindow.codegen.mode",
     default = CodegenMode.Fallback,
     doc = "How window evaluators are built: FALLBACK (generated code, interpreted twin if " +
-      "compilation fails), CODEGEN_ONLY (generated code, fail on compile errors) or NO_CODEGEN " +
-      "(interpreted twin only). Both paths give identical results.",
+      "compilation fails), CODEGEN_ONLY (generated code, fail on compile errors), NO_CODEGEN " +
+      "(interpreted twin only) or VERIFY (fastwindow's tests: both, over the same rows of each " +
+      "task, failing where they differ; holds each task's rows in memory). Both paths give " +
+      "identical results.",
     parse = oneOf(CodegenMode.all)
   )
 

@@ -80,7 +80,11 @@ case class FastWindowExec(
   override protected def doExecute(): RDD[InternalRow] = {
     val plan = windowPlan
     val mode = FastWindowConf.CODEGEN_MODE.get(conf)
-    val factory = EvaluatorFactory(plan, child.output, mode)
+    val verify = mode == CodegenMode.Verify
+    val factory =
+      EvaluatorFactory(plan, child.output, if (verify) CodegenMode.CodegenOnly else mode)
+    val twinFactory =
+      if (verify) EvaluatorFactory(plan, child.output, CodegenMode.NoCodegen) else null
     val policy = EmitPolicy(plan, FastWindowConf.STREAMING_ENABLED.get(conf))
     val maxPendingRows = FastWindowConf.STREAMING_MAX_PENDING_ROWS.get(conf)
     val maxPartitionBytes = FastWindowConf.MEMORY_MAX_PARTITION_BYTES.get(conf)
@@ -99,8 +103,10 @@ case class FastWindowExec(
       longMetric("numHandedOverPartitions")
     )
     val sparkWindow = sparkWindowFactory
+    val outputTypes = output.map(_.dataType)
 
-    child.execute().mapPartitions { rows =>
+    def evaluate(rows: Iterator[InternalRow], factory: EvaluatorFactory, interpreted: Boolean)
+        : Iterator[InternalRow] = {
       val evaluator = factory.create()
       if (!evaluator.generated) interpretedTasks += 1
       val iterator = new WindowPartitionIterator(
@@ -108,8 +114,7 @@ case class FastWindowExec(
           PartitionKey(partitionExprs, childOutput)),
         factory,
         policy,
-        new OutputAssembler(plan, childOutput.map(_.dataType), evaluator.generated,
-          interpreted = mode == CodegenMode.NoCodegen),
+        new OutputAssembler(plan, childOutput.map(_.dataType), evaluator.generated, interpreted),
         new MemoryGovernor(TaskMemory.manager.map(new ColumnMemory(_)), maxPartitionBytes),
         new PartitionRowBuffer(bufferThresholds),
         maxPendingRows,
@@ -119,6 +124,15 @@ case class FastWindowExec(
       )
       Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => iterator.close()))
       iterator
+    }
+
+    child.execute().mapPartitions { rows =>
+      if (!verify) evaluate(rows, factory, interpreted = mode == CodegenMode.NoCodegen)
+      else {
+        TwinCheck(rows, outputTypes)(
+          evaluate(_, factory, interpreted = false),
+          evaluate(_, twinFactory, interpreted = true))
+      }
     }
   }
 
