@@ -28,6 +28,7 @@ from decimal import Decimal
 
 import fastwindow
 import pytest
+from helpers import python_rows_view
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
@@ -167,14 +168,10 @@ def all_types_rows(n: int = 240, seed: int = 7):
 
 
 def create_views(spark: SparkSession) -> None:
-    # One input partition keeps the shuffle's row order deterministic, so rows with equal ORDER
-    # BY keys reach both operators in the same order (Spark's own results are only defined up to
-    # that order).
-    spark.createDataFrame(all_types_rows(), ALL_TYPES_SCHEMA).coalesce(1) \
-        .createOrReplaceTempView("t")
+    python_rows_view(spark, "t", all_types_rows(), ALL_TYPES_SCHEMA)
     # Empty at run time, but not provably empty to the optimizer.
-    spark.createDataFrame(all_types_rows(40, seed=11), ALL_TYPES_SCHEMA).coalesce(1) \
-        .filter("id < 0").createOrReplaceTempView("empty_t")
+    python_rows_view(spark, "empty_t", all_types_rows(40, seed=11), ALL_TYPES_SCHEMA,
+                     then=lambda df: df.filter("id < 0"))
     # Many tiny partitions: 3000 partitions of 1-3 rows.
     spark.range(0, 6000, 1, 1).selectExpr(
         "id div 2 as p", "id", "cast(id % 7 as int) as i", "id * 0.5 as d").filter("id % 5 != 1") \
@@ -182,9 +179,7 @@ def create_views(spark: SparkSession) -> None:
     # Values at the edge of overflow.
     overflow_rows = [(1, k, v) for k, v in enumerate(
         [2**63 - 10, 5, 7, -3, 2**62, 2**62, -(2**63) + 1, -(2**62)])]
-    spark.createDataFrame(overflow_rows, "p int, id bigint, v bigint").coalesce(1) \
-        .createOrReplaceTempView("big")
+    python_rows_view(spark, "big", overflow_rows, "p int, id bigint, v bigint")
     nines = "9" * 28 + "." + "9" * 10   # the largest decimal(38,10); no Python arithmetic on it
     dec_rows = [(1, k, Decimal(nines if k % 3 else "-" + nines)) for k in range(12)]
-    spark.createDataFrame(dec_rows, "p int, id bigint, v decimal(38,10)").coalesce(1) \
-        .createOrReplaceTempView("bigdec")
+    python_rows_view(spark, "bigdec", dec_rows, "p int, id bigint, v decimal(38,10)")

@@ -13,7 +13,9 @@ jars and fastwindow's classes; this script then runs, with ScalaTest's own runne
   listener (``fastwindow.testing.PlanCounter``) counting the window operators of every executed
   plan, so the report says how many ran on FastWindow;
 * without fastwindow: the golden files' suite, which regenerates the golden results with the
-  installed Spark (see REGENERATED_SUITES), and with ``--baseline`` every suite, which tells
+  installed Spark (see REGENERATED_SUITES; kept in the user's cache under the names and sizes of
+  the Spark jars and test-jars that made them, and taken from there while those do not change: see
+  golden_cache), and with ``--baseline`` every suite, which tells
   which failures are Spark's own (``FAIL_WITHOUT_FASTWINDOW``; run it when the installed Spark or
   the test-jars change: their outcome without fastwindow is fixed by those versions, so CI does
   not pay for it on every run).
@@ -29,6 +31,7 @@ that the outcome is exactly this.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -41,9 +44,13 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from line_suite import cache_dir  # noqa: E402  (the cache the other lines' venvs use)
+from spark_suites_reviewed import (  # noqa: E402  (the reviewed outcomes)
+    ABORTED, FAIL_WITHOUT_FASTWINDOW, PLAN_CLASS_ASSERTIONS, Test)
 
 SUITES = [
     "org.apache.spark.sql.DataFrameWindowFunctionsSuite",
@@ -76,99 +83,6 @@ EXACT_FLOATS_SUITES = {GOLDEN_SUITE}
 #: test stops at its first difference, which would leave the queries after it unchecked.
 REGENERATED_SUITES = {GOLDEN_SUITE}
 ALL_SUITES = SUITES + list(SELECTED_TESTS)
-#: How a suite that aborted is named among the tests.
-ABORTED = "<suite aborted>"
-
-Test = Tuple[str, str]  # (suite class, test name)
-
-DFWF = "org.apache.spark.sql.DataFrameWindowFunctionsSuite"
-METRICS = "org.apache.spark.sql.execution.window.SegmentTreeWindowMetricsSuite"
-ALLOWLIST = "org.apache.spark.sql.execution.window.WindowSegmentTreeAllowlistSuite"
-_SEGMENT_TREE = ("reads the segment-tree metrics or routing of Spark's own WindowExec "
-                 "(spark.sql.window.segmentTree.enabled); fastwindow runs the window itself, "
-                 "in O(n) for these frames; its results are compared in tests/test_sliding_frames.py")
-
-#: Tests that fail with fastwindow only because they look at Spark's own operator (its class, its
-#: metrics) rather than at results, or assert an error that fastwindow's SQL extension lifts
-#: (DISTINCT window aggregates), each with the test of ours that checks its intent.
-PLAN_CLASS_ASSERTIONS: Dict[Test, str] = {
-    ("org.apache.spark.sql.execution.RemoveRedundantWindowGroupLimitsSuite",
-     "remove redundant WindowGroupLimits"):
-        "counts WindowGroupLimitExec nodes; fastwindow plans FastGroupLimit there, whose final "
-        "mode reads the partial's input directly when it is already clustered (the partial does "
-        "no work): test_group_limit.py::"
-        "test_partial_limit_is_skipped_when_its_input_is_already_clustered",
-    (DFWF, "SPARK-38237: require all cluster keys for child required distribution for window "
-           "query"):
-        "finds the shuffle below `case w: WindowExec`; the same hashpartitioning(key1, key2) "
-        "shuffle is below FastWindow: test_spark_intents.py::"
-        "test_window_shuffles_by_all_cluster_keys_when_required",
-    ("org.apache.spark.sql.execution.adaptive.AdaptiveQueryExecSuite",
-     "SPARK-50258: Fix output column order changed issue after AQE optimization"):
-        "asserts the final plan's operator isInstanceOf[WindowExec]; the column order it is "
-        "about holds: test_spark_intents.py::test_adaptive_replanning_keeps_the_column_order",
-    **{(METRICS, name): _SEGMENT_TREE for name in (
-        "T1 (G1) numPartitions > numTasks, identical length: every partition counted",
-        "T2 (G2) identical-length partitions across keys",
-        "T3 (G3) all-length-1 unique keys, fallback path: every partition counted",
-        "T4 (G4) mixed segtree + fallback, non-aliasing order",
-        "fallback path increments numSegmentTreeFallbackFrames",
-        "feature flag off: both segment-tree counters stay at zero",
-        "segment-tree path increments numSegmentTreeFrames (one per frame per partition)")},
-    **{(ALLOWLIST, name): _SEGMENT_TREE for name in (
-        "FILTER (WHERE ...) disables segment-tree path",
-        "avg routes to the segment-tree path", "count routes to the segment-tree path",
-        "max routes to the segment-tree path", "min routes to the segment-tree path",
-        "stddev_pop routes to the segment-tree path", "stddev_samp routes to the segment-tree path",
-        "sum routes to the segment-tree path", "var_pop routes to the segment-tree path",
-        "var_samp routes to the segment-tree path")},
-    ("org.apache.spark.sql.execution.SQLWindowFunctionSuite",
-     "window function: distinct should not be silently ignored"):
-        "asserts that Spark rejects sum(DISTINCT ...) OVER; fastwindow's DISTINCT extension "
-        "answers it (README, \"DISTINCT window aggregates\"), against an independent reference: "
-        "test_distinct.py::test_distinct_aggregates_over_every_frame_equal_an_independent_reference",
-    (ALLOWLIST, "collect_list falls through (unbounded buffer)"):
-        "asserts Spark's WindowExec runs collect_list (off its segment-tree path); fastwindow "
-        "runs collect_list over every frame itself: test_distinct.py::"
-        "test_collect_list_of_every_type_over_every_frame",
-    (ALLOWLIST, "collect_set falls through (unbounded buffer)"):
-        "asserts Spark's WindowExec runs collect_set; fastwindow runs Spark's own set over each "
-        "frame in order (same element order): test_distinct.py::"
-        "test_collect_set_arrays_and_histograms_over_every_frame",
-    (ALLOWLIST, "approx_count_distinct (HyperLogLog++) falls through (fail-closed)"):
-        "asserts Spark's WindowExec runs approx_count_distinct; fastwindow keeps each frame's "
-        "registers of Spark's own sketch (results exactly Spark's): test_approx.py::"
-        "test_approx_count_distinct_over_wide_frames_equals_spark",
-    (ALLOWLIST, "percentile_approx falls through (sketch buffer not auditable)"):
-        "asserts Spark's WindowExec runs percentile_approx; fastwindow runs it where Spark's "
-        "answer is an order statistic and hands other partitions to Spark: test_approx.py::"
-        "test_percentile_approx_over_wide_frames",
-    # A streamed window holds O(frame) rows and never enters Spark's spillable window buffer, so
-    # Spark's buffer thresholds do not make it spill (README, "Spark's spill thresholds").
-    **{test: "expects the running sum it runs to spill at tiny window-buffer thresholds; "
-             "fastwindow streams it without the buffer (same results). Buffered partitions do "
-             "spill at those thresholds: test_spark_intents.py::"
-             "test_spill_thresholds_apply_to_buffered_partitions and "
-             "test_streamed_windows_do_not_enter_the_spillable_buffer"
-       for test in (
-           (DFWF, "Window spill with more than the inMemoryThreshold and spillThreshold"),
-           (DFWF, "SPARK-49386: Window spill with more than the inMemoryThreshold and "
-                  "spillSizeThreshold"),
-           ("org.apache.spark.sql.execution.SQLWindowFunctionSuite",
-            "test with low buffer spill threshold"))},
-}
-
-#: Tests that fail with and without fastwindow: the 4.2.0 test classes on the 4.3 runtime.
-FAIL_WITHOUT_FASTWINDOW: Dict[Test, str] = {
-    ("org.apache.spark.sql.execution.window.SegmentTreeWindowFunctionSuite", ABORTED):
-        "NoSuchMethodError: TaskContextImpl's constructor changed in 4.3 (the suite's "
-        "fakeTaskContext helper)",
-    **{(ALLOWLIST, name): "4.3 routes order-dependent aggregates differently from the 4.2 "
-                          "test's expectation"
-       for name in ("first_value falls through (order-dependent aggregate)",
-                    "last_value falls through (order-dependent aggregate)",
-                    "mix of allowlisted + non-allowlisted aggregates falls through entirely")},
-}
 
 JAVA_OPTIONS = [
     # The JIT's first tier only: each suite is a JVM of a few minutes, too short for the
@@ -315,29 +229,89 @@ def compare(on: Outcome, off: Outcome, off_suites: Set[str]) -> Dict[str, Dict[s
     return result
 
 
+GOLDEN = Path("sql") / "core" / "src" / "test" / "resources"
+
+
+def golden_cache(classpath: str) -> Path:
+    """Where the installed Spark's regenerated golden results are kept. They are a function of
+    the Spark runtime and the test-jars (named by their jars' names and sizes: a release's jars
+    never change), of the golden files run and of how the JVM runs them; a folder per key."""
+    spark_jars = sorted(f"{Path(p).name}:{Path(p).stat().st_size}"
+                        for p in classpath.split(os.pathsep)
+                        if Path(p).name.startswith("spark-") and p.endswith(".jar")
+                        and Path(p).is_file())
+    key = "\n".join([*spark_jars, GOLDEN_SUITE, *GOLDEN_FILES, *JAVA_OPTIONS])
+    return cache_dir() / "spark-suites-golden" / hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def regenerated_cleanly(reports: Path, suite: str) -> bool:
+    """Whether ``suite``'s run wrote its report with no test failed and did not abort."""
+    report, log = reports / f"TEST-{suite}.xml", reports / f"{suite}.txt"
+    if not report.exists() or "ABORTED ***" in log.read_text(errors="replace"):
+        return False
+    outcome = Outcome()
+    read_report(report, outcome)
+    return bool(outcome.passed) and not outcome.failed
+
+
+def keep_regenerated(home: Path, since: float, cache: Path) -> None:
+    """Copies the golden results the run without fastwindow wrote (newer than ``since``) into
+    ``cache``, whole or not at all; a cache that cannot be written is skipped."""
+    staging = cache.with_name(cache.name + f".tmp{os.getpid()}")
+    if cache.exists():
+        return
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        written = [f for f in (home / GOLDEN).rglob("*") if f.is_file() and f.stat().st_mtime > since]
+        if not written:
+            return
+        for f in written:
+            target = staging / f.relative_to(home / GOLDEN)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, target)
+        staging.rename(cache)
+    except OSError as e:
+        print(f"[spark_suites] golden results not kept in {cache}: {e}", file=sys.stderr)
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def take_cached(cache: Path, home: Path) -> None:
+    """Puts the kept golden results over the test-jar's, in ``home``."""
+    for f in cache.rglob("*"):
+        if f.is_file():
+            target = home / GOLDEN / f.relative_to(cache)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, target)
+
+
 def run(out: Path, suites: List[str], baseline: bool = False) -> Dict[str, object]:
     """Runs `suites` with fastwindow on, and without it the golden files' suite (every suite
     with `baseline`), the two runs side by side, in Spark homes of their own (the suites write
     tables under it); returns (and writes) the report. The run without fastwindow regenerates the
-    golden files first; the run with it takes them last, once they are there."""
+    golden files first (or they come from the cache); the run with it takes them last, once they
+    are there."""
     out.mkdir(parents=True, exist_ok=True)
     off_home, on_home = out / "spark-home", out / "spark-home-on"
     classpath = unpack_test_resources(sbt_classpath(), off_home)
     if on_home.exists():
         shutil.rmtree(on_home)
     shutil.copytree(off_home, on_home)
+    unpacked = time.time()  # what the golden suite writes after this is what it regenerated
+    cache = golden_cache(classpath)
+    cached = cache.is_dir() and not baseline
     regenerated = threading.Event()
-    golden = Path("sql") / "core" / "src" / "test" / "resources"
 
     def mark_regenerated(suite: str) -> None:
         if suite in REGENERATED_SUITES:
+            if regenerated_cleanly(out / "off", suite):
+                keep_regenerated(off_home, unpacked, cache)
             regenerated.set()
 
     def take_regenerated(suite: str) -> None:
-        if suite in REGENERATED_SUITES:
+        if suite in REGENERATED_SUITES and not cached:
             regenerated.wait()
-            shutil.rmtree(on_home / golden)
-            shutil.copytree(off_home / golden, on_home / golden)
+            shutil.rmtree(on_home / GOLDEN)
+            shutil.copytree(off_home / GOLDEN, on_home / GOLDEN)
 
     def run_off() -> Outcome:
         try:
@@ -346,7 +320,9 @@ def run(out: Path, suites: List[str], baseline: bool = False) -> Dict[str, objec
         finally:  # never leave the other run waiting
             regenerated.set()
 
-    off_suites = sorted((s for s in suites if baseline or s in REGENERATED_SUITES),
+    if cached:
+        take_cached(cache, on_home)
+    off_suites = sorted((s for s in suites if baseline or (s in REGENERATED_SUITES and not cached)),
                         key=lambda s: s not in REGENERATED_SUITES)
     regenerated_last = sorted(suites, key=lambda s: s in REGENERATED_SUITES)
     with ThreadPoolExecutor(2) as pool:
@@ -358,6 +334,7 @@ def run(out: Path, suites: List[str], baseline: bool = False) -> Dict[str, objec
     report: Dict[str, object] = {
         "tests": {"on": len(on.passed) + len(on.failed), "off": len(off.passed) + len(off.failed)},
         "suites_without_fastwindow": off_suites,
+        "golden_results": f"{'kept in' if cached else 'regenerated into'} {cache}",
         "seconds": {"on": round(on.seconds), "off": round(off.seconds)},
         "window_operators_with_fastwindow": {"FastWindow": on.fastwindow_nodes,
                                              "Window": on.window_nodes},

@@ -13,7 +13,7 @@ import datetime as dt
 
 import pytest
 from helpers import (RUNNING_RANGE, RUNNING_ROWS, WHOLE, assert_same_as_spark,
-                     assert_same_error, assert_same_outcome_with_ansi)
+                     assert_same_error, assert_same_outcome_with_ansi, python_rows_view)
 
 #: Interval inputs of several fields, from t's columns (nulls where the column is null).
 INTERVALS = {
@@ -76,8 +76,8 @@ SIGNS = [1, 1, -1, 0, -1, 1, -1, 1, 1, -1, -1, 0]
 def big_intervals(spark_session):
     rows = [(1, k, dt.timedelta(microseconds=s * MICROS), s * MONTHS + k)
             for k, s in enumerate(SIGNS)]
-    spark_session.createDataFrame(rows, "p int, id bigint, v interval day to second, m int") \
-        .coalesce(1).createOrReplaceTempView("big_intervals")
+    python_rows_view(spark_session, "big_intervals", rows,
+                     "p int, id bigint, v interval day to second, m int")
     yield "big_intervals"
 
 

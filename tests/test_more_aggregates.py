@@ -17,7 +17,7 @@ import pytest
 
 from helpers import (RUNNING_RANGE, RUNNING_ROWS, WHOLE, WINDOW_FILTER, _same, accepted,
                      assert_same_as_spark, assert_same_error, assert_same_outcome_with_ansi,
-                     needs_window_filter, run_both)
+                     needs_window_filter, python_rows_view, run_both)
 
 SLIDING = [
     "rows between 2 preceding and current row",
@@ -291,8 +291,7 @@ def test_variance_special_doubles_exact(spark):
     values = [1.0, 1e308, -1e308, 2.0, float("inf"), 3.0, 4.0, float("-inf"), 5.0, float("nan"),
               6.0, 7.0, 1e200, -1e200, 8.0, 9.0, 10.0, 5e-324, -0.0, 11.0, 12.0, 1e150, 13.0]
     rows = [(k // len(values) % 2, k, v) for k, v in enumerate(values * 3)]   # blocks
-    spark.createDataFrame(rows, "p int, id bigint, x double").coalesce(1) \
-        .createOrReplaceTempView("special_doubles")
+    python_rows_view(spark, "special_doubles", rows, "p int, id bigint, x double")
     for frame in [RUNNING_ROWS, WHOLE]:
         assert_same_as_spark(spark, variance_query("x", frame, table="special_doubles",
                                                    order="id", scale=False))

@@ -15,7 +15,7 @@ from decimal import Decimal
 
 import pytest
 from helpers import (OFFSET_IGNORE_NULLS_COLUMN_DEFAULT, SPARK_LINE, WINDOW_FILTER,
-                     assert_same_as_spark, assert_same_error)
+                     assert_same_as_spark, assert_same_error, python_rows_view)
 
 SEED = int(os.environ.get("FASTWINDOW_RANDOM_SEED", "20261122"))
 QUERIES = int(os.environ.get("FASTWINDOW_RANDOM_QUERIES", "160"))
@@ -247,8 +247,7 @@ def random_query(rng: random.Random) -> str:
 @pytest.fixture(scope="module")
 def random_table(spark_session):
     rng = random.Random(SEED)
-    df = spark_session.createDataFrame(random_rows(rng, 150), SCHEMA).coalesce(1)
-    df.createOrReplaceTempView("rnd")
+    python_rows_view(spark_session, "rnd", random_rows(rng, 150), SCHEMA)
     yield "rnd"
 
 

@@ -6,7 +6,8 @@ fastwindow ran their window queries, that no test fails with fastwindow but the 
 assert Spark's own operator class and the listed ones that fail without fastwindow too (run
 ``python tests/spark_suites.py --baseline`` to see which those are after a Spark upgrade). The
 golden files' suite also runs without fastwindow, first: it writes the installed Spark's answers,
-which the run with fastwindow is compared with.
+which the run with fastwindow is compared with (kept in the user's cache for the next run with the
+same Spark jars and test-jars).
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ def report(tmp_path_factory):
 def test_the_suites_ran(report):
     # 142 tests with the 4.2.0 test-jars; a much smaller number means suites stopped running.
     assert report["tests"]["on"] > 120, report
-    assert report["suites_without_fastwindow"] == sorted(spark_suites.REGENERATED_SUITES), report
+    # The golden results are this Spark's: regenerated without fastwindow, or kept from a run that
+    # regenerated them with the same Spark jars and test-jars.
+    regenerated = report["golden_results"].startswith("regenerated")
+    assert report["suites_without_fastwindow"] == (
+        sorted(spark_suites.REGENERATED_SUITES) if regenerated else []), report
 
 
 def test_fastwindow_ran_their_window_queries(report):
