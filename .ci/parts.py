@@ -46,18 +46,18 @@ OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
 #: file counts as SHARD_DEFAULT.
 FILE_SECONDS: Dict[str, float] = {
-    'test_aggregates.py': 86, 'test_approx.py': 153, 'test_bench_smoke.py': 83,
-    'test_build_backend.py': 29, 'test_collations.py': 39, 'test_comoments.py': 106,
-    'test_counter_diff.py': 11, 'test_distinct.py': 102, 'test_docker_example.py': 30,
-    'test_docs.py': 1, 'test_edge_inputs.py': 74, 'test_entry_routes.py': 64,
-    'test_exact_floats.py': 36, 'test_fallback.py': 11, 'test_group_limit.py': 167,
-    'test_group_sort.py': 116, 'test_hash_window.py': 71, 'test_interval_sums.py': 28,
-    'test_memory_pressure.py': 33, 'test_mode.py': 15, 'test_module_sizes.py': 1,
-    'test_moments_and_bits.py': 58, 'test_more_aggregates.py': 188, 'test_offset.py': 18,
-    'test_percentiles.py': 34, 'test_python_api_cli.py': 54, 'test_python_api_jar.py': 1,
-    'test_python_api_session.py': 1, 'test_random_queries.py': 107, 'test_range_frames.py': 174,
-    'test_ranking.py': 24, 'test_sliding_frames.py': 46, 'test_spark_intents.py': 6,
-    'test_spill.py': 32, 'test_streaming.py': 104}
+    'test_aggregates.py': 93, 'test_approx.py': 149, 'test_bench_smoke.py': 80,
+    'test_build_backend.py': 43, 'test_collations.py': 11, 'test_comoments.py': 109,
+    'test_counter_diff.py': 69, 'test_distinct.py': 109, 'test_docker_example.py': 30,
+    'test_docs.py': 1, 'test_edge_inputs.py': 85, 'test_entry_routes.py': 72,
+    'test_exact_floats.py': 47, 'test_fallback.py': 8, 'test_group_limit.py': 113,
+    'test_group_sort.py': 107, 'test_hash_window.py': 76, 'test_interval_sums.py': 22,
+    'test_memory_pressure.py': 25, 'test_mode.py': 19, 'test_module_sizes.py': 1,
+    'test_moments_and_bits.py': 52, 'test_more_aggregates.py': 166, 'test_offset.py': 17,
+    'test_percentiles.py': 29, 'test_python_api_cli.py': 65, 'test_python_api_jar.py': 1,
+    'test_python_api_session.py': 1, 'test_random_queries.py': 81, 'test_range_frames.py': 155,
+    'test_ranking.py': 19, 'test_sliding_frames.py': 28, 'test_spark_intents.py': 6,
+    'test_spill.py': 42, 'test_streaming.py': 93}
 SHARD_DEFAULT = 30.0
 #: Shards of the differential suite on the installed Spark (see parts()).
 SHARDS = 4
@@ -113,7 +113,7 @@ def differential_files() -> List[str]:
 
 
 #: Expected minutes of each other Spark line's run (tests/line_suite.py LINES), for the order.
-LINE_MINUTES = {"3.5": 7.0, "3.5_2.13": 2.5, "4.0": 7.0, "4.1": 3.5, "4.2": 3.0}
+LINE_MINUTES = {"3.5": 6.7, "3.5_2.13": 1.5, "4.0": 6.2, "4.1": 3.0, "4.2": 3.0}
 WHEEL_DIR = LOGS / "wheel"
 
 
