@@ -275,15 +275,6 @@ def keep_regenerated(home: Path, since: float, cache: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def take_cached(cache: Path, home: Path) -> None:
-    """Puts the kept golden results over the test-jar's, in ``home``."""
-    for f in cache.rglob("*"):
-        if f.is_file():
-            target = home / GOLDEN / f.relative_to(cache)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(f, target)
-
-
 def run(out: Path, suites: List[str], baseline: bool = False) -> Dict[str, object]:
     """Runs `suites` with fastwindow on, and without it the golden files' suite (every suite
     with `baseline`), the two runs side by side, in Spark homes of their own (the suites write
@@ -320,8 +311,8 @@ def run(out: Path, suites: List[str], baseline: bool = False) -> Dict[str, objec
         finally:  # never leave the other run waiting
             regenerated.set()
 
-    if cached:
-        take_cached(cache, on_home)
+    if cached:  # the kept results over the test-jar's
+        shutil.copytree(cache, on_home / GOLDEN, dirs_exist_ok=True)
     off_suites = sorted((s for s in suites if baseline or (s in REGENERATED_SUITES and not cached)),
                         key=lambda s: s not in REGENERATED_SUITES)
     regenerated_last = sorted(suites, key=lambda s: s in REGENERATED_SUITES)
