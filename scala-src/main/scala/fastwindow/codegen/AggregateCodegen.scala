@@ -1,7 +1,7 @@
 package fastwindow.codegen
 
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.expressions.codegen.{ExprCode, JavaCode}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, ExprCode, JavaCode}
 import org.apache.spark.sql.types.DataType
 
 import fastwindow.ops.{AggregateOps, AggregateRequest}
@@ -111,6 +111,11 @@ object AggregateCodegen {
        |
        |  public void reset() {
        |    ${assign(bound.initial, Nil)(toAcc)}
+       |  }
+       |
+       |  public void seed(InternalRow b) {
+       |    ${fields.map(f => s"${f.accNull} = b.isNullAt(${f.k});\nif (!${f.accNull}) " +
+        s"${f.acc} = ${CodeGenerator.getValue("b", f.dataType, f.k.toString)};").mkString("\n")}
        |  }
        |
        |  public void add(int row) {

@@ -269,6 +269,30 @@ object FastWindowConf {
     parse = nonNegativeInt
   )
 
+  val ACROSS_TASKS_ENABLED: Entry[Boolean] = entry(
+    "spark.fastwindow.acrossTasks.enabled",
+    default = true,
+    doc = "Run a window without PARTITION BY (where Spark moves every row into one task) in as " +
+      "many tasks as spark.sql.shuffle.partitions: the rows are range-partitioned by the ORDER " +
+      "BY keys, a pass over the shuffled rows summarises each range (row count, aggregate " +
+      "states, its first and last rows), and each task evaluates its range seeded with what " +
+      "comes before it. Taken when every function is row_number, rank, lag/lead, an aggregate " +
+      "over a running frame whose partial states merge, or a function over a ROWS frame " +
+      "bounded on both sides (see spark.fastwindow.acrossTasks.maxHaloRows); otherwise, and " +
+      "when false, such a window runs in one task, and the report says why.",
+    parse = bool
+  )
+
+  val ACROSS_TASKS_MAX_HALO_ROWS: Entry[Int] = entry(
+    "spark.fastwindow.acrossTasks.maxHaloRows",
+    default = 10000,
+    doc = "Most rows a window without PARTITION BY may read from neighbouring ranges to run " +
+      "across tasks (lag(x, n) reads n, a ROWS frame of n PRECEDING reads n); each task gets " +
+      "them from the summary pass, which holds that many rows of each range's start and end. " +
+      "A window that reaches further runs in one task.",
+    parse = positiveInt
+  )
+
   /** All keys, in declaration (documentation) order. */
   def entries: Seq[Entry[_]] = registered.toSeq
 

@@ -71,7 +71,8 @@ object WindowReport extends AdaptiveSparkPlanHelper {
         // The order made below it by hash: its metrics (sorted tasks, memory) count as the window's.
         case g: GroupOrderExec if g.groupsOwnRows =>
           report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g), note = Some(GroupedNoSort))
-        case _ => report(f, Nil).copy(metrics = metricsOf(f), note = sortedNotByHash(f))
+        case _ => report(f, Nil).copy(metrics = metricsOf(f),
+            note = sortedNotByHash(f).orElse(Some(f.spread.describe).filter(_.nonEmpty)))
       }
     case h: HashWindowAggregateExec =>
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),

@@ -12,10 +12,15 @@ import fastwindow.ops.PeerKeys
  * i = 0, 1, ... in order, and finding each group's end scans the group once, so the whole
  * partition costs O(n). While streaming, `end` is only final once the group's last row has
  * arrived; only kernels that wait for complete peer groups read it. Without `tracksPeers` (no
- * function needs peers) only `base` is kept.
+ * function needs peers) only `base` is kept. `rowsBefore` counts the rows of the window before
+ * the partition (a range of a window spread over tasks; 0 otherwise), for the positions ranks
+ * report.
  */
 final class PeerGroups(tracksPeers: Boolean) {
   var base: Int = 0
+
+  /** Rows of the window before this partition (set after `reset`; see above). */
+  var rowsBefore: Int = 0
 
   /** Whether buffered row i starts a peer group (always for the partition's first row). */
   private var breaks: Array[Boolean] = new Array[Boolean](16)
@@ -34,6 +39,7 @@ final class PeerGroups(tracksPeers: Boolean) {
 
   def reset(): Unit = {
     base = 0
+    rowsBefore = 0
     start = 0
     end = 0
     index = 0

@@ -28,6 +28,7 @@ object AggregateKernel {
   /** ROWS UNBOUNDED PRECEDING AND CURRENT ROW: O(n), one update and one evaluation per row. */
   final class RunningRows(ops: AggregateOps) extends Kernel {
     override def startPartition(): Unit = ops.reset()
+    override def seed(state: InternalRow): Unit = ops.seed(state)
     override def write(i: Int, n: Int, out: InternalRow): Unit = {
       ops.add(i)
       ops.write(out)
@@ -40,6 +41,7 @@ object AggregateKernel {
    */
   final class RunningRange(ops: AggregateOps, peers: PeerGroups) extends Kernel {
     override def startPartition(): Unit = ops.reset()
+    override def seed(state: InternalRow): Unit = ops.seed(state)
     override def write(i: Int, n: Int, out: InternalRow): Unit = {
       if (i == peers.start) {
         ops.addRange(peers.start, peers.end)

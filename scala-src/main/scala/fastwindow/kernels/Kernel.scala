@@ -21,6 +21,14 @@ import org.apache.spark.sql.catalyst.InternalRow
 abstract class Kernel {
   def startPartition(): Unit = {}
 
+  /**
+   * Right after `startPartition`, for kernels whose state runs from the partition's first row:
+   * start from `state` instead (the aggregation buffer of the rows before this partition, when a
+   * window without PARTITION BY is spread over tasks by ranges of its ORDER BY keys).
+   */
+  def seed(state: InternalRow): Unit =
+    throw new IllegalStateException(s"${getClass.getName} has no state to seed")
+
   /** Whether `ingested` does anything (only those kernels are called per ingested row). */
   def readsOnIngest: Boolean = false
   def ingested(r: Int): Unit = {}

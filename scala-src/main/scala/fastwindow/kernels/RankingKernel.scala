@@ -19,14 +19,15 @@ object RankingKernel {
   import RankingKind._
 
   def apply(kind: RankingKind, ordinal: Int, peers: PeerGroups): Kernel = kind match {
-    // Partition positions are peers.base + buffered row (base is 0 unless streaming).
+    // Partition positions are peers.base + buffered row (base is 0 unless streaming), after the
+    // rows before the partition (rowsBefore: 0 unless a range of a window spread over tasks).
     case RowNumber => new Kernel {
         override def write(i: Int, n: Int, out: InternalRow): Unit =
-          out.setInt(ordinal, peers.base + i + 1)
+          out.setInt(ordinal, peers.rowsBefore + peers.base + i + 1)
       }
     case Rank => new Kernel {
         override def write(i: Int, n: Int, out: InternalRow): Unit =
-          out.setInt(ordinal, peers.base + peers.start + 1)
+          out.setInt(ordinal, peers.rowsBefore + peers.base + peers.start + 1)
       }
     case DenseRank => new Kernel {
         override def write(i: Int, n: Int, out: InternalRow): Unit =

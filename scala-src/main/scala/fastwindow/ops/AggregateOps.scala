@@ -28,6 +28,9 @@ abstract class AggregateOps(val slotBytes: Long) {
   /** Accumulator = the aggregate's initial buffer. */
   def reset(): Unit
 
+  /** Accumulator = `buffer`, a buffer of this aggregate (the state of earlier rows). */
+  def seed(buffer: InternalRow): Unit
+
   /** Accumulator = accumulator updated with the row at buffered position `row`. */
   def add(row: Int): Unit
 

@@ -46,6 +46,14 @@ final class InterpretedAggregateOps(request: AggregateRequest, columns: Array[Co
   }
 
   override def reset(): Unit = initialize(acc)
+
+  override def seed(buffer: InternalRow): Unit = {
+    var k = 0
+    while (k < types.length) {
+      if (buffer.isNullAt(k)) acc.setNullAt(k) else acc.update(k, buffer.get(k, types(k)))
+      k += 1
+    }
+  }
   override def add(row: Int): Unit = update(acc, row)
 
   override def addRange(from: Int, until: Int): Unit = {

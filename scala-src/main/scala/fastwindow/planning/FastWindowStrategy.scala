@@ -4,7 +4,9 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Nam
 import org.apache.spark.sql.catalyst.planning.PhysicalWindow
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window, WindowGroupLimit}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
+import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMode}
 import org.apache.spark.sql.internal.SQLConf
 
@@ -13,7 +15,7 @@ import fastwindow.exec.grouplimit.HashGroupLimitExec
 import fastwindow.exec.grouporder.GroupOrderExec
 import fastwindow.exec.hashwindow.HashWindowAggregateExec
 import fastwindow.exec.window.FastWindowExec
-import fastwindow.model.{FallbackReason, WindowPlan}
+import fastwindow.model.{FallbackReason, Spread, WindowPlan}
 
 /**
  * Plans a logical `Window` of SQL window functions on [[fastwindow.exec.window.FastWindowExec]]
@@ -69,6 +71,9 @@ object FastWindowStrategy extends SparkStrategy {
           plan.unsetTagValue(FallbackReasons)
           HashWindowAggregateExec(windowExprs, partitionSpec, exec.child) :: Nil
         } else exec.support match {
+          case Right(windowPlan) if partitionSpec.isEmpty =>
+            plan.unsetTagValue(FallbackReasons)
+            withoutPartitionBy(exec, windowPlan, plan.output) :: Nil
           case Right(windowPlan) =>
             plan.unsetTagValue(FallbackReasons)
             operators(exec, windowPlan, plan.output, keepsSparksSort) :: Nil
@@ -124,9 +129,43 @@ object FastWindowStrategy extends SparkStrategy {
     } else {
       val (lower, upper) = if (streams.head) (streamed, buffered) else (buffered, streamed)
       def node(exprs: Seq[(NamedExpression, Boolean)], child: SparkPlan) =
-        FastWindowExec(exprs.map(_._1), exec.partitionSpec, exec.orderSpec, child)
+        FastWindowExec(exprs.map(_._1), exec.partitionSpec, exec.orderSpec, child, exec.spread)
       val top = node(upper, node(lower, exec.child))
       if (top.output == output) top else ProjectExec(output, top)
+    }
+  }
+
+  val AcrossTasksDisabled: Spread.OneTask =
+    Spread.OneTask(s"${FastWindowConf.ACROSS_TASKS_ENABLED.key} is false")
+
+  /**
+   * A window without PARTITION BY, which Spark runs in one task: spread over ranges of its ORDER
+   * BY keys when [[AcrossTasksSupport]] finds a role for every function, over a range shuffle
+   * planned here (so the summary pass always finds the shuffle's output below the operator:
+   * `fastwindow.exec.acrosstasks.RangedEvaluation`); Spark sorts each range. Halo functions run
+   * in an operator below the seeded ones. Otherwise one task, with the reason in explain.
+   */
+  private def withoutPartitionBy(exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute])
+      : SparkPlan = {
+    val decision =
+      if (!FastWindowConf.ACROSS_TASKS_ENABLED.get()) AcrossTasksSupport.OneTask(AcrossTasksDisabled)
+      else AcrossTasksSupport.decide(plan, exec.orderSpec, exec.child.output)
+    decision match {
+      case AcrossTasksSupport.OneTask(spread) =>
+        operators(exec.spreadAs(spread), plan, output, keepsSparksSort = true)
+      case AcrossTasksSupport.Split(halos, seededToo, haloOutputs) =>
+        val shuffle = ShuffleExchangeExec(
+          RangePartitioning(exec.orderSpec, SQLConf.get.numShufflePartitions), exec.child)
+        def node(halo: Boolean, spread: Spread, child: SparkPlan) = FastWindowExec(
+          exec.windowExpression.zip(haloOutputs).collect { case (e, h) if h == halo => e },
+          Nil, exec.orderSpec, child, spread)
+        halos match {
+          case None => exec.spreadAs(Spread.Seeded).withNewChildren(Seq(shuffle))
+          case Some(h) if !seededToo => exec.spreadAs(h).withNewChildren(Seq(shuffle))
+          case Some(h) =>
+            val top = node(halo = false, Spread.Seeded, node(halo = true, h, shuffle))
+            if (top.output == output) top else ProjectExec(output, top)
+        }
     }
   }
 

@@ -5,6 +5,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
   .expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.plans.physical.{Distribution, OrderedDistribution}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
@@ -12,10 +13,11 @@ import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
 import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
 import fastwindow.config.FastWindowConf
+import fastwindow.exec.acrosstasks.{RangeSeed, RangedEvaluation}
 import fastwindow.config.FastWindowConf.CodegenMode
 import fastwindow.exec.shared.ColumnMemory
 import fastwindow.functions.WindowSupport
-import fastwindow.model.WindowPlan
+import fastwindow.model.{Spread, WindowPlan}
 
 /**
  * fastwindow's replacement for Spark's `WindowExec`, shown as `FastWindow` in plans.
@@ -40,13 +42,34 @@ case class FastWindowExec(
     windowExpression: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
     orderSpec: Seq[SortOrder],
-    child: SparkPlan)
+    child: SparkPlan,
+    spread: Spread = Spread.ByKey)
   extends WindowExecBase {
 
   override def nodeName: String = "FastWindow"
 
   override protected def stringArgs: Iterator[Any] =
-    Iterator(windowExpression, partitionSpec, orderSpec, child)
+    Iterator(windowExpression, partitionSpec, orderSpec, child) ++
+      Iterator(spread.describe).filter(_.nonEmpty)
+
+  // Spread over ranges: the rows come range-partitioned by the ORDER BY keys (the planner puts the
+  // shuffle below), and a halo operator sorts ties by its tie-break columns too.
+  override def requiredChildDistribution: Seq[Distribution] = spread match {
+    case _: Spread.Ranges => OrderedDistribution(orderSpec) :: Nil
+    case _ => super.requiredChildDistribution
+  }
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] = spread match {
+    case h: Spread.Halos => Seq(orderSpec ++ h.tieBreak)
+    case _ => super.requiredChildOrdering
+  }
+
+  /** This node spread as `newSpread` (its support check kept). */
+  def spreadAs(newSpread: Spread): FastWindowExec = {
+    val copied = copy(spread = newSpread)
+    copied.checked = checked
+    copied
+  }
 
   /** The support check of this node, run once (and kept by copies with a new child). */
   @transient private var checked: WindowSupport.Outcome = _
@@ -74,7 +97,10 @@ case class FastWindowExec(
     "numInterpretedTasks" ->
       SQLMetrics.createMetric(sparkContext, "tasks on the interpreted evaluator"),
     "numHandedOverPartitions" ->
-      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark")
+      SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark"),
+    "numRanges" -> SQLMetrics.createMetric(sparkContext, "ranges of the ORDER BY keys (tasks)"),
+    "summaryTime" ->
+      SQLMetrics.createTimingMetric(sparkContext, "time to summarise the ranges (driver)")
   )
 
   override protected def doExecute(): RDD[InternalRow] = {
@@ -104,10 +130,12 @@ case class FastWindowExec(
     )
     val sparkWindow = sparkWindowFactory
     val outputTypes = output.map(_.dataType)
+    val seeded = spread == Spread.Seeded
 
-    def evaluate(rows: Iterator[InternalRow], factory: EvaluatorFactory, interpreted: Boolean)
-        : Iterator[InternalRow] = {
+    def evaluate(rows: Iterator[InternalRow], factory: EvaluatorFactory, interpreted: Boolean,
+        seed: RangeSeed): Iterator[InternalRow] = {
       val evaluator = factory.create()
+      if (seed != null) evaluator.seed(seed.rowsBefore.toInt, seed.states)
       if (!evaluator.generated) interpretedTasks += 1
       val iterator = new WindowPartitionIterator(
         new PartitionReader(rows, UnsafeProjection.create(childOutput, childOutput),
@@ -118,7 +146,8 @@ case class FastWindowExec(
         new MemoryGovernor(TaskMemory.manager.map(new ColumnMemory(_)), maxPartitionBytes),
         new PartitionRowBuffer(bufferThresholds),
         maxPendingRows,
-        FastWindowExec.handOverTo(sparkWindow.createEvaluator()),
+        if (seeded) FastWindowExec.cannotHandOverRange
+        else FastWindowExec.handOverTo(sparkWindow.createEvaluator()),
         iteratorMetrics,
         evaluator
       )
@@ -126,13 +155,18 @@ case class FastWindowExec(
       iterator
     }
 
-    child.execute().mapPartitions { rows =>
-      if (!verify) evaluate(rows, factory, interpreted = mode == CodegenMode.NoCodegen)
+    def run(rows: Iterator[InternalRow], seed: RangeSeed): Iterator[InternalRow] =
+      if (!verify) evaluate(rows, factory, interpreted = mode == CodegenMode.NoCodegen, seed)
       else {
         TwinCheck(rows, outputTypes)(
-          evaluate(_, factory, interpreted = false),
-          evaluate(_, twinFactory, interpreted = true))
+          evaluate(_, factory, interpreted = false, seed),
+          evaluate(_, twinFactory, interpreted = true, seed))
       }
+
+    spread match {
+      case ranges: Spread.Ranges => RangedEvaluation(this, ranges, child.execute(), run,
+          longMetric("numRanges"), longMetric("summaryTime"))
+      case _ => child.execute().mapPartitions(run(_, null))
     }
   }
 
@@ -146,7 +180,7 @@ case class FastWindowExec(
       sparkContext, windowExpression, partitionSpec, orderSpec, child.output,
       longMetric("spillSize"))
 
-  // The plan depends on the window expressions only, so a new child keeps it.
+  // The plan depends on the window expressions only, so a new child keeps it (and the spread).
   override protected def withNewChildInternal(newChild: SparkPlan): FastWindowExec = {
     val copied = copy(child = newChild)
     copied.checked = checked
@@ -155,6 +189,17 @@ case class FastWindowExec(
 }
 
 object FastWindowExec {
+
+  /**
+   * A range of a window spread over tasks cannot go to Spark's window evaluation, which would
+   * start it from the range's first row (it only would when memory is refused before the range's
+   * first row is returned: a group of ORDER BY ties larger than the memory granted).
+   */
+  val cannotHandOverRange: Iterator[UnsafeRow] => Iterator[InternalRow] = _ =>
+    throw new SparkException("fastwindow: a range of a window without PARTITION BY, spread " +
+      "over tasks, did not get the memory its first rows need (a group of ORDER BY ties " +
+      "waiting for its end). Set spark.fastwindow.acrossTasks.enabled=false to run this window " +
+      "in one task.")
 
   /** Evaluates the rows of one window partition with `spark` (created once per task, if used). */
   def handOverTo(spark: => PartitionEvaluator[InternalRow, InternalRow])

@@ -46,6 +46,13 @@ abstract class WindowEvaluator extends PeerProgress {
    */
   def stateBytesPerRow: Long
   def startPartition(): Unit
+
+  /**
+   * Every partition from now on starts after `rowsBefore` rows, with `states(k)` as function k's
+   * running state where not null (a range of a window spread over tasks: see
+   * `fastwindow.exec.acrosstasks`).
+   */
+  def seed(rowsBefore: Int, states: Array[InternalRow]): Unit
   def ingest(row: InternalRow): Unit
   def finishPartition(): Unit
 
@@ -124,10 +131,22 @@ final class KernelEvaluator(
     bytes
   }
 
+  private var seedRows = 0
+  private var seedStates: Array[InternalRow] = null
+
+  override def seed(rowsBefore: Int, states: Array[InternalRow]): Unit = {
+    seedRows = rowsBefore
+    seedStates = states
+  }
+
   override def startPartition(): Unit = {
     rows = 0
     peers.reset()
+    peers.rowsBefore = seedRows
     kernels.foreach(_.startPartition())
+    if (seedStates != null) {
+      for (k <- kernels.indices if seedStates(k) != null) kernels(k).seed(seedStates(k))
+    }
   }
 
   // As for `write` below: the first ingesting kernels each from a call site of its own.

@@ -1,0 +1,90 @@
+package fastwindow.exec.acrosstasks
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+
+/**
+ * What the task of one range starts from: its own row count, the rows before it, the seeded
+ * functions' states (function k's at `states(k)`, null for the others) and, for halo functions,
+ * the rows of the neighbouring ranges it reads (in the window's order).
+ */
+final case class RangeSeed(
+    rows: Long,
+    rowsBefore: Long,
+    states: Array[InternalRow],
+    before: Array[UnsafeRow],
+    after: Array[UnsafeRow])
+
+/**
+ * Combines the ranges' summaries, in range order, into each range's [[RangeSeed]] (on the driver:
+ * the summaries are small, each a count, one state and at most the halo rows).
+ *
+ * States: the state before range i is the merge of the states of ranges 0 .. i-1, in order, by
+ * the aggregates' merge expressions. Merging integral sums under ANSI checks for overflow; when a
+ * range's fold or a merge overflows, a state fitting in a long may still be reached in Spark's
+ * order (the sum of +max and -max), or Spark's loop may fail at some row: the states are then
+ * computed by `foldInOrder` instead, range after range in the window's order (`foldInOrder(i,
+ * state)`: range i's sorted rows folded into `state`), which gives exactly Spark's intermediate
+ * states and fails exactly where Spark's loop fails.
+ */
+object RangeSeeds {
+
+  def combine(
+      summaries: Array[RangeSummary],
+      fold: Option[StateFold],
+      slots: Seq[Int],
+      numFunctions: Int,
+      foldInOrder: (Int, InternalRow) => InternalRow,
+      before: Int,
+      after: Int): Array[RangeSeed] = {
+    val n = summaries.length
+    val rowsBefore = summaries.map(_.rows).scanLeft(0L)(_ + _)
+    val statesBefore: Array[InternalRow] = fold match {
+      case None => Array.fill(n)(null)
+      case Some(f) =>
+        val merged =
+          if (summaries.exists(_.overflowed)) None
+          else {
+            try Some(summaries.map(_.state).scanLeft(f.initialState)(f.merged))
+            catch { case _: ArithmeticException => None }
+          }
+        merged.getOrElse(inOrder(n, f.initialState, foldInOrder)).take(n)
+    }
+    Array.tabulate(n) { i =>
+      val states = new Array[InternalRow](numFunctions)
+      if (statesBefore(i) != null) {
+        slots.zipWithIndex.foreach { case (slot, k) => states(slot) = fold.get.slice(statesBefore(i), k) }
+      }
+      RangeSeed(summaries(i).rows, rowsBefore(i), states,
+        halo((i - 1 to 0 by -1).iterator.map(summaries(_).last), before, fromEnd = true),
+        halo((i + 1 until n).iterator.map(summaries(_).first), after, fromEnd = false))
+    }
+  }
+
+  /** The states before each range, folding each range's sorted rows in turn (see above). */
+  private def inOrder(n: Int, initial: InternalRow, foldInOrder: (Int, InternalRow) => InternalRow)
+      : Array[InternalRow] = {
+    val states = new Array[InternalRow](n + 1)
+    states(0) = initial
+    for (i <- 0 until n) states(i + 1) = foldInOrder(i, states(i))
+    states
+  }
+
+  /**
+   * `count` rows next to a range: from the nearest ranges outwards (`ranges`), each range's rows
+   * already in the window's order and at most `count` of them; `fromEnd` takes the last rows of
+   * the ranges before, else the first of the ranges after.
+   */
+  private def halo(ranges: Iterator[Array[UnsafeRow]], count: Int, fromEnd: Boolean)
+      : Array[UnsafeRow] = {
+    var taken = List.empty[Array[UnsafeRow]]
+    var need = count
+    while (need > 0 && ranges.hasNext) {
+      val rows = ranges.next()
+      val part = if (fromEnd) rows.takeRight(need) else rows.take(need)
+      taken = part :: taken
+      need -= part.length
+    }
+    if (fromEnd) taken.toArray.flatten else taken.reverse.toArray.flatten
+  }
+}

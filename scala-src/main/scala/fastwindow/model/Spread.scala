@@ -1,0 +1,59 @@
+package fastwindow.model
+
+import org.apache.spark.sql.catalyst.expressions.SortOrder
+
+/**
+ * How a `FastWindow` operator's rows are spread over tasks. With PARTITION BY, by key (Spark's
+ * clustered distribution: each window partition in one task). Without it, Spark moves every row
+ * into one task; fastwindow instead splits the rows into ranges of the ORDER BY keys, one per task
+ * (see `fastwindow.exec.acrosstasks`), when every function of the operator can be evaluated from
+ * its range plus a summary of the ranges around it, and otherwise says why it keeps one task.
+ *
+ * Equal ORDER BY keys always fall into the same range (Spark's range partitioner maps equal keys
+ * to one partition), so a group of peers never crosses a range boundary.
+ */
+sealed trait Spread extends Serializable {
+
+  /** What explain shows about the spread (empty for the ordinary by-key spread). */
+  def describe: String
+}
+
+object Spread {
+
+  /** PARTITION BY keys: Spark's own distribution and order. */
+  case object ByKey extends Spread {
+    override def describe: String = ""
+  }
+
+  /** No PARTITION BY, and at least one function that cannot run in ranges: one task. */
+  final case class OneTask(reason: String) extends Spread {
+    override def describe: String = s"in one task: $reason"
+  }
+
+  /** Spread over ranges of the ORDER BY keys, one task each. */
+  sealed trait Ranges extends Spread
+
+  /**
+   * Functions that read only rows near the current one (lag/lead, ROWS frames bounded on both
+   * sides): each task evaluates `before` rows of the ranges before it, its own range and `after`
+   * rows of the ranges after it, and returns its own range's rows. The input is sorted by the
+   * ORDER BY keys then by `tieBreak` (the other orderable columns), so which rows of a
+   * neighbouring range come last among peers is decided the same way by the task that owns them
+   * and by the summary that hands them on.
+   */
+  final case class Halos(before: Int, after: Int, tieBreak: Seq[SortOrder]) extends Ranges {
+    override def describe: String =
+      s"across tasks: ranges of the ORDER BY keys, reading $before rows before and $after " +
+        "after each range"
+  }
+
+  /**
+   * Functions whose state runs from the first row (row_number, rank, running aggregates whose
+   * partial states merge): each task starts from the rows before its range (their count, and
+   * the merged states of their aggregates).
+   */
+  case object Seeded extends Ranges {
+    override def describe: String =
+      "across tasks: ranges of the ORDER BY keys, each seeded with the rows before it"
+  }
+}

@@ -1,0 +1,136 @@
+package fastwindow.planning
+
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BoundReference, EvalMode, NullsFirst, RowOrdering, SortOrder, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate, Sum}
+import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
+import org.apache.spark.sql.types.{DecimalType, LongType}
+
+import fastwindow.config.FastWindowConf
+import fastwindow.functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
+import fastwindow.model.{BufferedFrameFunction, FilteredAggregate, FrameShape, FunctionSpec, RankingKind, Spread, WindowPlan}
+
+/**
+ * Decides how a window without PARTITION BY is spread over tasks (see [[Spread]]): each function
+ * gets a role, or the reason it needs every row of the window in one task.
+ *
+ *  - **halo**: its result for a row reads only rows a bounded distance away (lag/lead without
+ *    IGNORE NULLS, any function over a ROWS frame bounded on both sides), so a task needs only
+ *    that many rows of its neighbours' ranges;
+ *  - **seeded**: its state runs from the first row and can start from the rows before the range:
+ *    row_number and rank (a count), aggregates over running frames whose partial states merge into
+ *    exactly the state Spark's row loop reaches ([[OrderDependence.merge]]): free of the order;
+ *    integral sums under ANSI, whose merge is checked (an overflow there moves the summary to
+ *    Spark's order, see `fastwindow.exec.acrosstasks.RangeSummaries`); floating ones within
+ *    rounding unless `spark.fastwindow.exactFloats`.
+ *
+ * A window with both runs as two operators over the same ranges, the halo one below (it reads
+ * the rows as they come from the shuffle), the seeded one above.
+ */
+object AcrossTasksSupport {
+
+  /** What one function needs from the ranges around its own. */
+  sealed trait Role
+  final case class Halo(before: Int, after: Int) extends Role
+  case object Seeded extends Role
+
+  /** The operators' spreads: the output expressions of each (empty: none), or one task. */
+  sealed trait Decision
+  final case class OneTask(spread: Spread.OneTask) extends Decision
+  final case class Split(halos: Option[Spread.Halos], seededToo: Boolean,
+      haloOutputs: Seq[Boolean]) extends Decision
+
+  def decide(plan: WindowPlan, orderSpec: Seq[SortOrder], childOutput: Seq[Attribute])
+      : Decision = {
+    val exactFloats = FastWindowConf.EXACT_FLOATS.get()
+    val roles = plan.functions.map(f => roleOf(f, exactFloats).left.map(why =>
+      s"${f.describe} $why"))
+    roles.collectFirst { case Left(why) => why } match {
+      case Some(why) => OneTask(Spread.OneTask(why))
+      case None if orderSpec.isEmpty =>
+        OneTask(Spread.OneTask("a window without ORDER BY has no order to split its rows by"))
+      case None =>
+        val role = roles.map(_.toOption.get)
+        val halos = role.collect { case h: Halo => h }
+        val before = halos.map(_.before).foldLeft(0)(math.max)
+        val after = halos.map(_.after).foldLeft(0)(math.max)
+        val maxHalo = FastWindowConf.ACROSS_TASKS_MAX_HALO_ROWS.get()
+        // Each output reads one function (a slot reference, maybe wrapped in a cast).
+        val outputRoles = plan.outputs.map(_.collect { case b: BoundReference => role(b.ordinal) })
+        if (math.max(before, after) > maxHalo) {
+          OneTask(Spread.OneTask(s"it reads ${math.max(before, after)} rows around each row, " +
+            s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))
+        } else if (outputRoles.exists(rs => rs.distinct.size > 1 && rs.exists(_ == Seeded))) {
+          OneTask(Spread.OneTask("an output combines functions of both kinds"))
+        } else {
+          val haloOutputs = outputRoles.map(_.exists(_.isInstanceOf[Halo]))
+          Split(
+            if (halos.isEmpty) None else Some(Spread.Halos(before, after, tieBreak(orderSpec,
+              childOutput))),
+            seededToo = haloOutputs.contains(false),
+            haloOutputs)
+        }
+    }
+  }
+
+  /**
+   * The child's other orderable columns, after the ORDER BY keys: rows equal in all of them are
+   * interchangeable, so the rows a neighbour hands on are the ones it evaluates last (or first).
+   */
+  private def tieBreak(orderSpec: Seq[SortOrder], childOutput: Seq[Attribute]): Seq[SortOrder] = {
+    val keys = orderSpec.map(_.child)
+    childOutput.filter(a => RowOrdering.isOrderable(a.dataType) && !keys.exists(_.semanticEquals(a)))
+      .map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
+  }
+
+  /** The role of `f`, or why it needs all rows in one task (completing "<function> ..."). */
+  def roleOf(f: FunctionSpec, exactFloats: Boolean): Either[String, Role] = f match {
+    case r: RankingSpec => r.kind match {
+        case RankingKind.RowNumber | RankingKind.Rank => Right(Seeded)
+        case _ => Left("is not yet computed across tasks (it needs the distinct ORDER BY values " +
+            "or the size of the whole window)")
+      }
+    case o: OffsetSpec =>
+      if (o.ignoreNulls && o.offset != 0) Left("IGNORE NULLS may read any number of rows back")
+      else Right(halo(o.offset, o.offset))
+    case a: AggregateSpec => a.frame match {
+        case FrameShape.RunningRows | FrameShape.RunningRange => mergeable(a.function, exactFloats)
+        case other => bounded(other)
+      }
+    case n: NthValueSpec => bounded(n.frame)
+    case b: BufferedFrameFunction => bounded(b.frame)
+    case _ => Left("is not yet computed across tasks")
+  }
+
+  private def halo(lower: Int, upper: Int): Halo = Halo(math.max(0, -lower), math.max(0, upper))
+
+  private def bounded(frame: FrameShape): Either[String, Role] = frame match {
+    case FrameShape.SlidingRows(Some(lower), Some(upper)) => Right(halo(lower, upper))
+    case _ => Left("is not yet computed across tasks over this frame (supported: ROWS frames " +
+        "bounded on both sides, and running frames of aggregates whose states merge)")
+  }
+
+  private def mergeable(agg: DeclarativeAggregate, exactFloats: Boolean): Either[String, Role] =
+    if (!agg.aggBufferAttributes.forall(a =>
+        UnsafeRow.isFixedLength(a.dataType) || a.dataType.isInstanceOf[DecimalType])) {
+      Left("is not yet computed across tasks (its state holds strings or nested values)")
+    } else AggregateFamily.orderDependence(agg).map(_.merge) match {
+      case Some(OrderDependence.Exact) => Right(Seeded)
+      case Some(OrderDependence.ExactBelowOverflow) if checkedSum(agg) => Right(Seeded)
+      case Some(OrderDependence.WithinRounding) if !exactFloats => Right(Seeded)
+      case Some(OrderDependence.WithinRounding) =>
+        Left("is rounded in row order (spark.fastwindow.exactFloats=true)")
+      case _ => Left("has partial states that merge exactly only in row order")
+    }
+
+  /**
+   * An integral sum under ANSI: an overflow is an error, so a merge can check for one. (Decimal
+   * sums of more than 28 digits and interval sums stay in one task: where their partial sums
+   * overflow is decided by the order.)
+   */
+  private def checkedSum(agg: DeclarativeAggregate): Boolean = agg match {
+    case FilteredAggregate(inner, _) => checkedSum(inner)
+    case s: Sum => s.dataType == LongType && ArithmeticShim.evalMode(s) == EvalMode.ANSI
+    case _ => false
+  }
+
+}
