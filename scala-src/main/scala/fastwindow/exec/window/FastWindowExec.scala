@@ -37,6 +37,11 @@ import fastwindow.model.{Spread, WindowPlan}
  * Its input order comes from Spark's `Sort` or, with `spark.fastwindow.groupSort.enabled`, from a
  * [[fastwindow.exec.grouporder.GroupOrderExec]] below it, which makes the same order without
  * sorting the whole task.
+ *
+ * Without PARTITION BY, `spread` (see [[fastwindow.model.Spread]]) may split the window into
+ * ranges of its ORDER BY keys, one task each, instead of Spark's one task: it then requires its
+ * input range-partitioned by the ORDER BY keys, and each task evaluates its range seeded by a
+ * summary of the others ([[fastwindow.exec.acrosstasks.RangedEvaluation]]).
  */
 case class FastWindowExec(
     windowExpression: Seq[NamedExpression],

@@ -1,0 +1,144 @@
+"""Windows without PARTITION BY spread over tasks, against Spark.
+
+Spark runs a window without PARTITION BY in one task. fastwindow splits its rows into ranges of
+the ORDER BY keys (a range shuffle), summarises each range in a pass over the shuffled rows, and
+evaluates each range in its own task, seeded with what comes before it (row_number, rank,
+running aggregates) or reading rows of its neighbours (lag/lead, ROWS frames bounded on both
+sides): ``fastwindow.exec.acrosstasks``. Every query here must give Spark's rows and run on more
+than one range (adaptive coalescing is off, so small inputs keep their ranges), with ranges that
+split nothing, one-row and empty ranges, halos longer than a range, ties at range boundaries,
+NULL and NaN keys, DESC and NULLS LAST.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import assert_same_as_spark, assert_same_error, run, session_confs
+
+RANGES = "numRanges"
+
+
+def _spread(spark, query: str, ranges: int, *, ansi=None, oracle: str | None = None) -> None:
+    """``query`` gives Spark's rows (or ``oracle``'s: the same query with Spark's ORDER BY made
+    total by the tie-break columns) and each FastWindow of it ran across tasks, on more than one
+    range when ``ranges`` (the shuffle partitions) allows: Spark's range partitioner makes fewer
+    when the sample has fewer distinct keys."""
+    confs = {"spark.sql.shuffle.partitions": str(ranges),
+             "spark.sql.adaptive.coalescePartitions.enabled": "false"}
+    with session_confs(spark, confs):
+        if oracle is None:
+            assert_same_as_spark(spark, query, ansi=ansi)
+            fast = run(spark, query, fastwindow_on=True)
+        else:
+            fast = run(spark, query, fastwindow_on=True)
+            expected = run(spark, oracle, fastwindow_on=False)
+            assert sorted(map(repr, fast.rows)) == sorted(map(repr, expected.rows))
+    for report in fast.reports:
+        assert "across tasks" in (report.note or ""), report
+        made = dict(report.metrics).get(RANGES, 0)
+        assert 1 < made <= ranges if ranges > 1 else made == 1, report
+
+
+@pytest.fixture(scope="module")
+def series(spark_session):
+    """2,000 rows: ``o`` unique, ``k`` with ties (groups of 1 to 7 rows), ``x`` with NULLs and
+    NaNs, ``v`` integral; every column orderable, so the tie-break columns are (id, v, x)."""
+    spark_session.sql("""
+        create or replace temporary view series as
+        select id as o,
+               cast(id div (1 + id % 7) as int) as k,
+               case when id % 17 = 0 then null
+                    when id % 29 = 0 then cast('NaN' as double)
+                    else cast((id * 7919) % 1000 as double) / 8 end as x,
+               (id * 104729) % 1000 - 500 as v,
+               id
+        from range(2000)""")
+    return spark_session
+
+
+SEEDED = [
+    "row_number() over (order by o)",
+    "rank() over (order by k)",
+    "rank() over (order by x desc nulls last)",
+    "sum(v) over (order by o rows between unbounded preceding and current row)",
+    "sum(v) over (order by k)",                       # RANGE: ties counted once per group
+    "count(x) over (order by x nulls last)",
+    "min(v) over (order by k desc)",
+    "max(v) over (order by o)",
+    "avg(v) over (order by o)",
+]
+
+HALO = [
+    "lag(v) over (order by o)",
+    "lead(x, 3, -1.0) over (order by o desc)",
+    "lag(v, 40) over (order by o)",                   # reaches past whole ranges
+    "sum(v) over (order by o rows between 5 preceding and 2 following)",
+    "max(x) over (order by o rows between 30 preceding and 30 following)",
+    "percentile(v, 0.5) over (order by o rows between 3 preceding and 3 following)",
+]
+
+
+@pytest.mark.parametrize("function", SEEDED + HALO)
+def test_each_function_on_ranges(series, spark, function):
+    _spread(spark, f"select id, {function} as r from series", 7)
+
+
+@pytest.mark.parametrize("ranges", [1, 64])
+def test_empty_and_one_row_ranges(series, spark, ranges):
+    """64 ranges over 80 rows: some empty, some of one row, halos longer than them."""
+    query = """select o, row_number() over (order by o) rn, rank() over (order by k) rk,
+                      lag(v, 3) over (order by o) l, sum(v) over (order by k) s,
+                      avg(v) over (order by o rows between 2 preceding and 4 following) a
+               from series where o < 80"""
+    _spread(spark, query, ranges)
+
+
+def test_mixed_functions_two_operators(series, spark):
+    """Seeded and halo functions in one window: a halo operator below a seeded one."""
+    _spread(spark, """select id, lead(v) over w, row_number() over w, sum(v) over w,
+                             lag(x, 2) over w from series window w as (order by o)""", 5)
+
+
+@pytest.mark.parametrize("ansi", [True, False])
+def test_ansi_modes(series, spark, ansi):
+    _spread(spark, """select id, sum(v) over (order by k) s, count(*) over (order by k) c,
+                             lag(v) over (order by o) l from series""", 4, ansi=ansi)
+
+
+def test_ties_at_range_boundaries_use_the_tie_break(series, spark):
+    """lag over ORDER BY ties reads rows in the order of the other columns (id, v, x), the same
+    in the task that owns a row and in the range after it: Spark gives the same rows when the
+    ORDER BY says so."""
+    _spread(spark, "select id, lag(id) over (order by k) l from series", 6,
+            oracle="select id, lag(id) over (order by k, id, v, x) l from series")
+
+
+def test_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
+    """Under ANSI, a range whose rows overflow a long when added in shuffle order (all the
+    positive ones first) but not in the window's order (they alternate with negative ones): the
+    states are folded in the window's order instead, and the results are Spark's."""
+    spark.sql("""
+        create or replace temporary view swings as
+        select case when id < 300 then 2 * id else 2 * (id - 300) + 1 end as o,
+               case when id < 300 then 4000000000000000000 else -4000000000000000000 end as v,
+               id
+        from range(600)""")
+    _spread(spark, "select id, sum(v) over (order by o) s from swings", 3, ansi=True)
+
+
+def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark):
+    with session_confs(spark, {"spark.sql.shuffle.partitions": "3",
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        condition = assert_same_error(
+            spark, "select sum(id * 4000000000000000) over (order by id) from range(3000)")
+    assert condition == "ARITHMETIC_OVERFLOW"
+
+
+def test_one_task_when_a_function_cannot_spread(series, spark):
+    """dense_rank needs the ranges' distinct keys (not summarised yet): one task, and the
+    report says why."""
+    query = "select id, dense_rank() over (order by k) d, row_number() over (order by o) r from series"
+    fast = run(spark, query, fastwindow_on=True)
+    assert any("in one task: dense_rank" in (r.note or "") for r in fast.reports), fast.reports
+    assert_same_as_spark(spark, query)
