@@ -1,7 +1,5 @@
 package fastwindow.model
 
-import org.apache.spark.sql.catalyst.expressions.SortOrder
-
 /**
  * How a `FastWindow` operator's rows are spread over tasks. With PARTITION BY, by key (Spark's
  * clustered distribution: each window partition in one task). Without it, Spark moves every row
@@ -36,12 +34,13 @@ object Spread {
   /**
    * Functions that read only rows near the current one (lag/lead, ROWS frames bounded on both
    * sides): each task evaluates `before` rows of the ranges before it, its own range and `after`
-   * rows of the ranges after it, and returns its own range's rows. The input is sorted by the
-   * ORDER BY keys then by `tieBreak` (the other orderable columns), so which rows of a
-   * neighbouring range come last among peers is decided the same way by the task that owns them
-   * and by the summary that hands them on.
+   * rows of the ranges after it, and returns its own range's rows. Among rows with equal ORDER BY
+   * keys the summary hands on the ones that arrived last (first), as Spark's sort, which keeps
+   * the arrival order of ties, leaves them in the task that owns them: the same rows as long as
+   * both passes read the shuffle's blocks in the same order (always within one executor; across
+   * executors the order of ties is as arbitrary as Spark's own).
    */
-  final case class Halos(before: Int, after: Int, tieBreak: Seq[SortOrder]) extends Ranges {
+  final case class Halos(before: Int, after: Int) extends Ranges {
     override def describe: String =
       s"across tasks: ranges of the ORDER BY keys, reading $before rows before and $after " +
         "after each range"

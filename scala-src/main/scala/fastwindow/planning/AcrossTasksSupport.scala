@@ -1,6 +1,6 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BoundReference, EvalMode, NullsFirst, RowOrdering, SortOrder, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, EvalMode, SortOrder, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate, Sum}
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DecimalType, LongType}
@@ -39,8 +39,7 @@ object AcrossTasksSupport {
   final case class Split(halos: Option[Spread.Halos], seededToo: Boolean,
       haloOutputs: Seq[Boolean]) extends Decision
 
-  def decide(plan: WindowPlan, orderSpec: Seq[SortOrder], childOutput: Seq[Attribute])
-      : Decision = {
+  def decide(plan: WindowPlan, orderSpec: Seq[SortOrder]): Decision = {
     val exactFloats = FastWindowConf.EXACT_FLOATS.get()
     val roles = plan.functions.map(f => roleOf(f, exactFloats).left.map(why =>
       s"${f.describe} $why"))
@@ -64,22 +63,11 @@ object AcrossTasksSupport {
         } else {
           val haloOutputs = outputRoles.map(_.exists(_.isInstanceOf[Halo]))
           Split(
-            if (halos.isEmpty) None else Some(Spread.Halos(before, after, tieBreak(orderSpec,
-              childOutput))),
+            if (halos.isEmpty) None else Some(Spread.Halos(before, after)),
             seededToo = haloOutputs.contains(false),
             haloOutputs)
         }
     }
-  }
-
-  /**
-   * The child's other orderable columns, after the ORDER BY keys: rows equal in all of them are
-   * interchangeable, so the rows a neighbour hands on are the ones it evaluates last (or first).
-   */
-  private def tieBreak(orderSpec: Seq[SortOrder], childOutput: Seq[Attribute]): Seq[SortOrder] = {
-    val keys = orderSpec.map(_.child)
-    childOutput.filter(a => RowOrdering.isOrderable(a.dataType) && !keys.exists(_.semanticEquals(a)))
-      .map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
   }
 
   /** The role of `f`, or why it needs all rows in one task (completing "<function> ..."). */

@@ -149,7 +149,7 @@ object FastWindowStrategy extends SparkStrategy {
       : SparkPlan = {
     val decision =
       if (!FastWindowConf.ACROSS_TASKS_ENABLED.get()) AcrossTasksSupport.OneTask(AcrossTasksDisabled)
-      else AcrossTasksSupport.decide(plan, exec.orderSpec, exec.child.output)
+      else AcrossTasksSupport.decide(plan, exec.orderSpec)
     decision match {
       case AcrossTasksSupport.OneTask(spread) =>
         operators(exec.spreadAs(spread), plan, output, keepsSparksSort = true)

@@ -84,7 +84,8 @@ final class StateFold(aggregates: Seq[DeclarativeAggregate], input: Seq[Attribut
  * Summarises one range in one pass over its rows as the shuffle delivers them (no sort): counts
  * them, folds the seeded aggregates (an overflow is recorded, not thrown: the combine then folds
  * in the window's order, see [[RangeSeeds]]), and keeps the first `firstRows` and last `lastRows`
- * rows by `order` in two bounded heaps (copying only the rows that enter them).
+ * rows by `order` in two bounded heaps (copying only the rows that enter them), rows with equal
+ * keys in the order they arrive (the order Spark's sort leaves them in).
  */
 final class RangeSummarizer(
     fold: Option[StateFold],
@@ -96,13 +97,13 @@ final class RangeSummarizer(
 
   def summarize(rows: Iterator[InternalRow]): RangeSummary = {
     val ordering = new LazilyGeneratedOrdering(order, input)
-    val first = new FirstRows(firstRows, ordering)
-    val last = new FirstRows(lastRows, ordering.reverse)
+    val first = new FirstRows(firstRows, ordering, reverse = false)
+    val last = new FirstRows(lastRows, ordering, reverse = true)
     var count = 0L
     val counted = rows.map { row =>
+      first.offer(row.asInstanceOf[UnsafeRow], count)
+      last.offer(row.asInstanceOf[UnsafeRow], count)
       count += 1
-      first.offer(row.asInstanceOf[UnsafeRow])
-      last.offer(row.asInstanceOf[UnsafeRow])
       row
     }
     var overflowed = false
@@ -119,18 +120,40 @@ final class RangeSummarizer(
   }
 }
 
-/** The `k` rows that come first by `ordering` among those offered, kept in a bounded heap. */
-private final class FirstRows(k: Int, ordering: Ordering[InternalRow]) {
-  // The head is the latest row kept, the one a better row replaces.
-  private val heap = new java.util.PriorityQueue[UnsafeRow](math.max(k, 1), ordering.reverse)
+/**
+ * The `k` rows that come first (with `reverse`, last) by `ordering` then by arrival among those
+ * offered, kept in a bounded heap; `sorted` gives them first to last in that order.
+ */
+private final class FirstRows(k: Int, ordering: Ordering[InternalRow], reverse: Boolean) {
+  private final class Offered(val row: UnsafeRow, val arrival: Long)
 
-  def offer(row: UnsafeRow): Unit = if (k > 0) {
-    if (heap.size < k) heap.add(row.copy())
-    else if (ordering.lt(row, heap.peek())) {
+  // Ascending by (keys, arrival), or descending with `reverse`.
+  private val order: Ordering[Offered] = {
+    val ascending = new Ordering[Offered] {
+      override def compare(a: Offered, b: Offered): Int = {
+        val c = ordering.compare(a.row, b.row)
+        if (c != 0) c else java.lang.Long.compare(a.arrival, b.arrival)
+      }
+    }
+    if (reverse) ascending.reverse else ascending
+  }
+
+  // The head is the kept row furthest from the start, the one a better row replaces.
+  private val heap = new java.util.PriorityQueue[Offered](math.max(k, 1), order.reverse)
+
+  def offer(row: UnsafeRow, arrival: Long): Unit = if (k > 0) {
+    if (heap.size < k) heap.add(new Offered(row.copy(), arrival))
+    else if (beats(ordering.compare(row, heap.peek().row))) {
       heap.poll()
-      heap.add(row.copy())
+      heap.add(new Offered(row.copy(), arrival))
     }
   }
 
-  def sorted: Array[UnsafeRow] = heap.toArray(new Array[UnsafeRow](0)).sorted(ordering)
+  /**
+   * Whether a new row beats the head, given how their keys compare: it arrived after every kept
+   * row, so among equal keys it comes last, which only the last rows keep.
+   */
+  private def beats(keys: Int): Boolean = if (reverse) keys >= 0 else keys < 0
+
+  def sorted: Array[UnsafeRow] = heap.toArray(new Array[Offered](0)).sorted(order).map(_.row)
 }

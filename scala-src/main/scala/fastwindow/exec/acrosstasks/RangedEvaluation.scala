@@ -81,11 +81,11 @@ object RangedEvaluation {
     }
     val fold =
       if (seeded.isEmpty) None else Some(new StateFold(seeded.map(_._2.function), source.output))
-    val (order, before, after) = ranges match {
-      case h: Spread.Halos => (op.orderSpec ++ h.tieBreak, h.before, h.after)
-      case Spread.Seeded => (op.orderSpec, 0, 0)
+    val (before, after) = ranges match {
+      case h: Spread.Halos => (h.before, h.after)
+      case Spread.Seeded => (0, 0)
     }
-    val summarizer = new RangeSummarizer(fold, order, source.output, after, before)
+    val summarizer = new RangeSummarizer(fold, op.orderSpec, source.output, after, before)
     val summaries = source.execute().mapPartitions(rows => Iterator(summarizer.summarize(rows)))
       .collect()
     def foldInOrder(i: Int, state: InternalRow): InternalRow = {

@@ -58,15 +58,10 @@ case class FastWindowExec(
       Iterator(spread.describe).filter(_.nonEmpty)
 
   // Spread over ranges: the rows come range-partitioned by the ORDER BY keys (the planner puts the
-  // shuffle below), and a halo operator sorts ties by its tie-break columns too.
+  // shuffle below).
   override def requiredChildDistribution: Seq[Distribution] = spread match {
     case _: Spread.Ranges => OrderedDistribution(orderSpec) :: Nil
     case _ => super.requiredChildDistribution
-  }
-
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] = spread match {
-    case h: Spread.Halos => Seq(orderSpec ++ h.tieBreak)
-    case _ => super.requiredChildOrdering
   }
 
   /** This node spread as `newSpread` (its support check kept). */
