@@ -17,13 +17,14 @@ import pytest
 from helpers import assert_same_as_spark, assert_same_error, run, session_confs
 
 RANGES = "numRanges"
+ACROSS_TASKS = "spark.fastwindow.acrossTasks.enabled"
 
 
 def _spread(spark, query: str, ranges: int, *, ansi=None) -> None:
     """``query`` gives Spark's rows and each FastWindow of it ran across tasks, on more than one
     range when ``ranges`` (the shuffle partitions) allows: Spark's range partitioner makes fewer
     when the sample has fewer distinct keys."""
-    confs = {"spark.sql.shuffle.partitions": str(ranges),
+    confs = {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": str(ranges),
              "spark.sql.adaptive.coalescePartitions.enabled": "false"}
     with session_confs(spark, confs):
         assert_same_as_spark(spark, query, ansi=ansi)
@@ -123,7 +124,7 @@ def test_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
 
 
 def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark):
-    with session_confs(spark, {"spark.sql.shuffle.partitions": "3",
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "3",
                                "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
         condition = assert_same_error(
             spark, "select sum(id * 4000000000000000) over (order by id) from range(3000)")
@@ -134,6 +135,7 @@ def test_one_task_when_a_function_cannot_spread(series, spark):
     """dense_rank needs the ranges' distinct keys (not summarised yet): one task, and the
     report says why."""
     query = "select id, dense_rank() over (order by k) d, row_number() over (order by o) r from series"
-    fast = run(spark, query, fastwindow_on=True)
+    with session_confs(spark, {ACROSS_TASKS: "true"}):
+        fast = run(spark, query, fastwindow_on=True)
+        assert_same_as_spark(spark, query)
     assert any("in one task: dense_rank" in (r.note or "") for r in fast.reports), fast.reports
-    assert_same_as_spark(spark, query)

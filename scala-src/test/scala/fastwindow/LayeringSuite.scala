@@ -34,6 +34,7 @@ class LayeringSuite extends AnyFunSuite {
     Seq("fastwindow.codegen"),
     Seq("fastwindow.functions"),
     Seq("fastwindow.exec.shared"),
+    Seq("fastwindow.exec.acrosstasks"),
     Seq("fastwindow.exec.window", "fastwindow.exec.hashwindow", "fastwindow.exec.grouplimit",
       "fastwindow.exec.grouporder"),
     Seq("fastwindow.planning"),

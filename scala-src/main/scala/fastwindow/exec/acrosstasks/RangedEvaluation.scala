@@ -1,16 +1,14 @@
 package fastwindow.exec.acrosstasks
 
-import scala.annotation.tailrec
-
 import org.apache.spark.SparkContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.execution.{InputAdapter, SortExec, SparkPlan, SQLExecution, WholeStageCodegenExec}
+import org.apache.spark.sql.catalyst.expressions.SortOrder
+import org.apache.spark.sql.execution.{SparkPlan, SQLExecution}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import fastwindow.exec.window.FastWindowExec
 import fastwindow.functions.AggregateSpec
-import fastwindow.model.{FrameShape, Spread}
+import fastwindow.model.{FrameShape, FunctionSpec, Spread, WindowPlan}
 
 /**
  * Runs a window without PARTITION BY over ranges of its ORDER BY keys, one task each: the
@@ -48,9 +46,15 @@ object RangedEvaluation {
       }
   }
 
+  /**
+   * `input`: the operator's input (the ranges, sorted); `shuffled`: the range shuffle below it
+   * (read again by the summary pass).
+   */
   def apply(
-      op: FastWindowExec,
+      plan: WindowPlan,
+      orderSpec: Seq[SortOrder],
       ranges: Spread.Ranges,
+      shuffled: SparkPlan,
       input: RDD[InternalRow],
       evaluate: Evaluate,
       numRanges: SQLMetric,
@@ -59,7 +63,7 @@ object RangedEvaluation {
     if (n == 0) return input
     val start = System.nanoTime()
     val seeds = if (n == 1) Array(RangeSeed(0L, 0L, null, Array.empty, Array.empty))
-    else seedsOf(op, ranges, input)
+    else seedsOf(plan, orderSpec, ranges, shuffled, input)
     summaryTime += (System.nanoTime() - start) / 1000000
     numRanges += n
     postDriverMetrics(input.sparkContext, Seq(numRanges, summaryTime))
@@ -69,10 +73,9 @@ object RangedEvaluation {
     }
   }
 
-  private def seedsOf(op: FastWindowExec, ranges: Spread.Ranges, input: RDD[InternalRow])
-      : Array[RangeSeed] = {
-    val source = shuffled(op.child)
-    val functions = op.windowPlan.functions
+  private def seedsOf(plan: WindowPlan, orderSpec: Seq[SortOrder], ranges: Spread.Ranges,
+      source: SparkPlan, input: RDD[InternalRow]): Array[RangeSeed] = {
+    val functions = plan.functions
     val seeded = ranges match {
       case Spread.Seeded => functions.indices.collect {
           case k if isRunning(functions(k)) => k -> functions(k).asInstanceOf[AggregateSpec]
@@ -85,7 +88,7 @@ object RangedEvaluation {
       case h: Spread.Halos => (h.before, h.after)
       case Spread.Seeded => (0, 0)
     }
-    val summarizer = new RangeSummarizer(fold, op.orderSpec, source.output, after, before)
+    val summarizer = new RangeSummarizer(fold, orderSpec, source.output, after, before)
     val summaries = source.execute().mapPartitions(rows => Iterator(summarizer.summarize(rows)))
       .collect()
     def foldInOrder(i: Int, state: InternalRow): InternalRow = {
@@ -97,22 +100,9 @@ object RangedEvaluation {
       before, after)
   }
 
-  private def isRunning(f: fastwindow.model.FunctionSpec): Boolean = f match {
+  private def isRunning(f: FunctionSpec): Boolean = f match {
     case a: AggregateSpec => a.frame == FrameShape.RunningRows || a.frame == FrameShape.RunningRange
     case _ => false
-  }
-
-  /**
-   * The range shuffle below the operator (the planner put it there: through Spark's sort, its
-   * codegen wrappers and a halo operator below a seeded one).
-   */
-  @tailrec
-  def shuffled(plan: SparkPlan): SparkPlan = plan match {
-    case w: FastWindowExec if w.spread.isInstanceOf[Spread.Ranges] => shuffled(w.child)
-    case s: SortExec => shuffled(s.child)
-    case w: WholeStageCodegenExec => shuffled(w.child)
-    case i: InputAdapter => shuffled(i.child)
-    case other => other
   }
 
   private def postDriverMetrics(sc: SparkContext, metrics: Seq[SQLMetric]): Unit =

@@ -1,12 +1,14 @@
 package fastwindow.exec.window
 
+import scala.annotation.tailrec
+
 import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, SparkException, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
   .expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.{Distribution, OrderedDistribution}
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{InputAdapter, SortExec, SparkPlan, WholeStageCodegenExec}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
@@ -164,8 +166,9 @@ case class FastWindowExec(
       }
 
     spread match {
-      case ranges: Spread.Ranges => RangedEvaluation(this, ranges, child.execute(), run,
-          longMetric("numRanges"), longMetric("summaryTime"))
+      case ranges: Spread.Ranges => RangedEvaluation(plan, orderSpec, ranges,
+          FastWindowExec.rangeShuffle(child), child.execute(), run, longMetric("numRanges"),
+          longMetric("summaryTime"))
       case _ => child.execute().mapPartitions(run(_, null))
     }
   }
@@ -189,6 +192,19 @@ case class FastWindowExec(
 }
 
 object FastWindowExec {
+
+  /**
+   * The range shuffle below an operator spread over ranges (the planner put it there), through
+   * Spark's sort, its codegen wrappers and a halo operator below a seeded one.
+   */
+  @tailrec
+  def rangeShuffle(plan: SparkPlan): SparkPlan = plan match {
+    case w: FastWindowExec if w.spread.isInstanceOf[Spread.Ranges] => rangeShuffle(w.child)
+    case s: SortExec => rangeShuffle(s.child)
+    case w: WholeStageCodegenExec => rangeShuffle(w.child)
+    case i: InputAdapter => rangeShuffle(i.child)
+    case other => other
+  }
 
   /**
    * A range of a window spread over tasks cannot go to Spark's window evaluation, which would
