@@ -51,6 +51,11 @@ QUERIES = {
         WINDOW w AS (PARTITION BY p ORDER BY id ROWS BETWEEN 20 PRECEDING AND CURRENT ROW)""",
     "overflow": f"""SELECT id, sum(CAST(v AS BIGINT) * 90000000000000000) OVER
         (PARTITION BY p ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM {DATA}""",
+    # No PARTITION BY, spread over ranges of id (spark.fastwindow.acrossTasks.enabled, set in
+    # check): seeds and halo rows made on the driver and shipped to executor JVMs.
+    "across_tasks": f"""SELECT id, row_number() OVER w AS rn, sum(v) OVER w AS s,
+        lag(n, 2) OVER w AS lg, avg(d) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 3 FOLLOWING)
+        AS a FROM {DATA} WINDOW w AS (ORDER BY id)""",
 }
 
 
@@ -78,6 +83,9 @@ def check(spark):
     # comparison applies to averages and deviations too; the default's tolerance is covered by
     # the differential suite.
     spark.conf.set("spark.fastwindow.exactFloats", "true")
+    spark.conf.set("spark.fastwindow.acrossTasks.enabled", "true")
+    spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")  # keep the ranges
+    spark.conf.set("spark.sql.shuffle.partitions", "4")
     results = []
     for ansi in ("false", "true"):
         spark.conf.set("spark.sql.ansi.enabled", ansi)
@@ -95,6 +103,7 @@ def check(spark):
                 "query": name, "ansi": ansi, "equal": equal, "detail": detail,
                 "error": error_on, "error_off": error_off,
                 "fastwindow_on": "FastWindow" in plan_on,
+                "across_tasks": "across tasks: ranges" in plan_on,
                 "window_off": "Window" in plan_off and "FastWindow" not in plan_off,
                 "plan_on": None if "FastWindow" in plan_on else plan_on,
             })
