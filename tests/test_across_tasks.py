@@ -56,6 +56,9 @@ SEEDED = [
     "row_number() over (order by o)",
     "rank() over (order by k)",
     "rank() over (order by x desc nulls last)",
+    "percent_rank() over (order by k)",
+    "cume_dist() over (order by x nulls last)",
+    "ntile(7) over (order by o desc)",
     "sum(v) over (order by o rows between unbounded preceding and current row)",
     "sum(v) over (order by k)",                       # RANGE: ties counted once per group
     "count(x) over (order by x nulls last)",
@@ -83,6 +86,7 @@ def test_each_function_on_ranges(series, spark, function):
 def test_empty_and_one_row_ranges(series, spark, ranges):
     """64 ranges over 80 rows: some empty, some of one row, halos longer than them."""
     query = """select o, row_number() over (order by o) rn, rank() over (order by k) rk,
+                      ntile(100) over (order by o) nt, cume_dist() over (order by k) cd,
                       lag(v, 3) over (order by o) l, sum(v) over (order by k) s,
                       avg(v) over (order by o rows between 2 preceding and 4 following) a
                from series where o < 80"""

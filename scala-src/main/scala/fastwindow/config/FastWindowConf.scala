@@ -276,11 +276,12 @@ object FastWindowConf {
       "many tasks as spark.sql.shuffle.partitions: the rows are range-partitioned by the ORDER " +
       "BY keys, a pass over the shuffled rows summarises each range (row count, aggregate " +
       "states, its first and last rows), and each task evaluates its range seeded with what " +
-      "comes before it. Taken when every function is row_number, rank, lag/lead, an aggregate " +
+      "comes before it. Taken when every function is row_number, rank, percent_rank, " +
+      "cume_dist, ntile, lag/lead, an aggregate " +
       "over a running frame whose partial states merge, or a function over a ROWS frame " +
       "bounded on both sides (see spark.fastwindow.acrossTasks.maxHaloRows); otherwise, and " +
       "when false, such a window runs in one task, and the report says why. Off by default: on " +
-      "2 cores (local[2], 8M rows from Parquet) it measured 0.95-1.15x Spark, no faster than " +
+      "2 cores (local[2], 8M rows from Parquet) it measured 0.98-1.08x Spark, slower than " +
       "one task, the range sampling and summary passes costing what the second core saves; " +
       "not yet measured on more cores. Over ORDER BY ties, which row comes first may differ " +
       "from a one-task run (see the README).",

@@ -22,6 +22,9 @@ final class PeerGroups(tracksPeers: Boolean) {
   /** Rows of the window before this partition (set after `reset`; see above). */
   var rowsBefore: Int = 0
 
+  /** Rows of the whole window when the partition is a range of it (else 0: the partition's). */
+  var windowRows: Int = 0
+
   /** Whether buffered row i starts a peer group (always for the partition's first row). */
   private var breaks: Array[Boolean] = new Array[Boolean](16)
 
@@ -40,6 +43,7 @@ final class PeerGroups(tracksPeers: Boolean) {
   def reset(): Unit = {
     base = 0
     rowsBefore = 0
+    windowRows = 0
     start = 0
     end = 0
     index = 0

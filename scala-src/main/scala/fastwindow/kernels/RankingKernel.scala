@@ -33,19 +33,31 @@ object RankingKernel {
         override def write(i: Int, n: Int, out: InternalRow): Unit =
           out.setInt(ordinal, peers.index)
       }
+    // The last three read the window's size: the partition's, or the whole window's when the
+    // partition is a range of it (peers.windowRows), whose rows before it shift the positions.
     case PercentRank => new Kernel {
-        override def write(i: Int, n: Int, out: InternalRow): Unit =
-          out.setDouble(ordinal, if (n > 1) peers.start.toDouble / (n - 1).toDouble else 0.0)
+        override def write(i: Int, n: Int, out: InternalRow): Unit = {
+          val total = windowSize(n, peers)
+          out.setDouble(ordinal,
+            if (total > 1) (peers.rowsBefore + peers.start).toDouble / (total - 1).toDouble
+            else 0.0)
+        }
       }
     case CumeDist => new Kernel {
         override def write(i: Int, n: Int, out: InternalRow): Unit =
-          out.setDouble(ordinal, peers.end.toDouble / n.toDouble)
+          out.setDouble(ordinal, (peers.rowsBefore + peers.end).toDouble / windowSize(n, peers).toDouble)
       }
-    case NTile(buckets) => new NTileKernel(buckets, ordinal)
+    case NTile(buckets) => new NTileKernel(buckets, ordinal, peers)
   }
 
-  /** Spark's NTile buffer: the bucket advances when the row number reaches the threshold. */
-  private final class NTileKernel(buckets: Int, ordinal: Int) extends Kernel {
+  private def windowSize(n: Int, peers: PeerGroups): Int =
+    if (peers.windowRows > 0) peers.windowRows else n
+
+  /**
+   * Spark's NTile buffer: the bucket advances when the row number reaches the threshold. A range
+   * of a window walks the rows before it first (a loop of a few operations per row).
+   */
+  private final class NTileKernel(buckets: Int, ordinal: Int, peers: PeerGroups) extends Kernel {
     private var rowNumber = 0
     private var bucket = 0
     private var threshold = 0
@@ -56,16 +68,22 @@ object RankingKernel {
       rowNumber = 0
       bucket = 0
       threshold = 0
-      bucketSize = n / buckets
-      bucketsWithPadding = n % buckets
+      val total = windowSize(n, peers)
+      bucketSize = total / buckets
+      bucketsWithPadding = total % buckets
+      while (rowNumber < peers.rowsBefore) next()
     }
 
-    override def write(i: Int, n: Int, out: InternalRow): Unit = {
+    private def next(): Unit = {
       if (rowNumber >= threshold) {
         threshold += bucketSize + (if (bucket < bucketsWithPadding) 1 else 0)
         bucket += 1
       }
       rowNumber += 1
+    }
+
+    override def write(i: Int, n: Int, out: InternalRow): Unit = {
+      next()
       out.setInt(ordinal, bucket)
     }
   }

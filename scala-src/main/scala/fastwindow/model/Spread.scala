@@ -48,8 +48,9 @@ object Spread {
 
   /**
    * Functions whose state runs from the first row (row_number, rank, running aggregates whose
-   * partial states merge): each task starts from the rows before its range (their count, and
-   * the merged states of their aggregates).
+   * partial states merge) or that read the window's size (percent_rank, cume_dist, ntile): each
+   * task starts from the rows before its range (their count, and the merged states of their
+   * aggregates) and knows the window's row count.
    */
   case object Seeded extends Ranges {
     override def describe: String =

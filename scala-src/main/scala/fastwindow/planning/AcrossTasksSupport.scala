@@ -17,7 +17,8 @@ import fastwindow.model.{BufferedFrameFunction, FilteredAggregate, FrameShape, F
  *    IGNORE NULLS, any function over a ROWS frame bounded on both sides), so a task needs only
  *    that many rows of its neighbours' ranges;
  *  - **seeded**: its state runs from the first row and can start from the rows before the range:
- *    row_number and rank (a count), aggregates over running frames whose partial states merge into
+ *    row_number and rank (a count), percent_rank, cume_dist and ntile (a count and the window's
+ *    size), aggregates over running frames whose partial states merge into
  *    exactly the state Spark's row loop reaches ([[OrderDependence.merge]]): free of the order;
  *    integral sums under ANSI, whose merge is checked (an overflow there moves the summary to
  *    Spark's order, see `fastwindow.exec.acrosstasks.RangeSummaries`); floating ones within
@@ -73,9 +74,9 @@ object AcrossTasksSupport {
   /** The role of `f`, or why it needs all rows in one task (completing "<function> ..."). */
   def roleOf(f: FunctionSpec, exactFloats: Boolean): Either[String, Role] = f match {
     case r: RankingSpec => r.kind match {
-        case RankingKind.RowNumber | RankingKind.Rank => Right(Seeded)
-        case _ => Left("is not yet computed across tasks (it needs the distinct ORDER BY values " +
-            "or the size of the whole window)")
+        case RankingKind.DenseRank =>
+          Left("is not yet computed across tasks (it needs each range's distinct ORDER BY values)")
+        case _ => Right(Seeded) // row_number, rank; percent_rank, cume_dist, ntile: + the size
       }
     case o: OffsetSpec =>
       if (o.ignoreNulls && o.offset != 0) Left("IGNORE NULLS may read any number of rows back")

@@ -4,13 +4,15 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 
 /**
- * What the task of one range starts from: its own row count, the rows before it, the seeded
+ * What the task of one range starts from: its own row count, the rows before it and in the whole
+ * window (0 when it is the whole window), the seeded
  * functions' states (function k's at `states(k)`, null for the others) and, for halo functions,
  * the rows of the neighbouring ranges it reads (in the window's order).
  */
 final case class RangeSeed(
     rows: Long,
     rowsBefore: Long,
+    windowRows: Long,
     states: Array[InternalRow],
     before: Array[UnsafeRow],
     after: Array[UnsafeRow])
@@ -55,7 +57,7 @@ object RangeSeeds {
       if (statesBefore(i) != null) {
         slots.zipWithIndex.foreach { case (slot, k) => states(slot) = fold.get.slice(statesBefore(i), k) }
       }
-      RangeSeed(summaries(i).rows, rowsBefore(i), states,
+      RangeSeed(summaries(i).rows, rowsBefore(i), rowsBefore(n), states,
         halo((i - 1 to 0 by -1).iterator.map(summaries(_).last), before, fromEnd = true),
         halo((i + 1 until n).iterator.map(summaries(_).first), after, fromEnd = false))
     }

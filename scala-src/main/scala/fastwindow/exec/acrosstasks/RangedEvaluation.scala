@@ -62,7 +62,7 @@ object RangedEvaluation {
     val n = input.getNumPartitions
     if (n == 0) return input
     val start = System.nanoTime()
-    val seeds = if (n == 1) Array(RangeSeed(0L, 0L, null, Array.empty, Array.empty))
+    val seeds = if (n == 1) Array(RangeSeed(0L, 0L, 0L, null, Array.empty, Array.empty))
     else seedsOf(plan, orderSpec, ranges, shuffled, input)
     summaryTime += (System.nanoTime() - start) / 1000000
     numRanges += n

@@ -48,11 +48,11 @@ abstract class WindowEvaluator extends PeerProgress {
   def startPartition(): Unit
 
   /**
-   * Every partition from now on starts after `rowsBefore` rows, with `states(k)` as function k's
-   * running state where not null (a range of a window spread over tasks: see
-   * `fastwindow.exec.acrosstasks`).
+   * Every partition from now on is a range of a window of `windowRows` rows (0: of itself), after
+   * `rowsBefore` rows, with `states(k)` as function k's running state where not null (a window
+   * spread over tasks: see `fastwindow.exec.acrosstasks`).
    */
-  def seed(rowsBefore: Int, states: Array[InternalRow]): Unit
+  def seed(rowsBefore: Int, windowRows: Int, states: Array[InternalRow]): Unit
   def ingest(row: InternalRow): Unit
   def finishPartition(): Unit
 
@@ -132,10 +132,12 @@ final class KernelEvaluator(
   }
 
   private var seedRows = 0
+  private var seedWindowRows = 0
   private var seedStates: Array[InternalRow] = null
 
-  override def seed(rowsBefore: Int, states: Array[InternalRow]): Unit = {
+  override def seed(rowsBefore: Int, windowRows: Int, states: Array[InternalRow]): Unit = {
     seedRows = rowsBefore
+    seedWindowRows = windowRows
     seedStates = states
   }
 
@@ -143,6 +145,7 @@ final class KernelEvaluator(
     rows = 0
     peers.reset()
     peers.rowsBefore = seedRows
+    peers.windowRows = seedWindowRows
     kernels.foreach(_.startPartition())
     if (seedStates != null) {
       for (k <- kernels.indices if seedStates(k) != null) kernels(k).seed(seedStates(k))
