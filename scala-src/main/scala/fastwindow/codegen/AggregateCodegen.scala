@@ -114,8 +114,9 @@ object AggregateCodegen {
        |  }
        |
        |  public void seed(InternalRow b) {
-       |    ${fields.map(f => s"${f.accNull} = b.isNullAt(${f.k});\nif (!${f.accNull}) " +
-        s"${f.acc} = ${CodeGenerator.getValue("b", f.dataType, f.k.toString)};").mkString("\n")}
+       |    ${fields.map(f =>
+        s"${f.accNull} = b.isNullAt(${f.k});\nif (!${f.accNull}) " +
+          s"${f.acc} = ${CodeGenerator.getValue("b", f.dataType, f.k.toString)};").mkString("\n")}
        |  }
        |
        |  public void add(int row) {

@@ -45,7 +45,8 @@ object RankingKernel {
       }
     case CumeDist => new Kernel {
         override def write(i: Int, n: Int, out: InternalRow): Unit =
-          out.setDouble(ordinal, (peers.rowsBefore + peers.end).toDouble / windowSize(n, peers).toDouble)
+          out.setDouble(ordinal,
+            (peers.rowsBefore + peers.end).toDouble / windowSize(n, peers).toDouble)
       }
     case NTile(buckets) => new NTileKernel(buckets, ordinal, peers)
   }

@@ -6,8 +6,10 @@ import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DecimalType, LongType}
 
 import fastwindow.config.FastWindowConf
-import fastwindow.functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
-import fastwindow.model.{BufferedFrameFunction, FilteredAggregate, FrameShape, FunctionSpec, RankingKind, Spread, WindowPlan}
+import fastwindow
+  .functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
+import fastwindow
+  .model.{BufferedFrameFunction, FilteredAggregate, FrameShape, FunctionSpec, RankingKind, Spread, WindowPlan}
 
 /**
  * Decides how a window without PARTITION BY is spread over tasks (see [[Spread]]): each function
@@ -38,12 +40,14 @@ object AcrossTasksSupport {
   sealed trait Decision
   final case class OneTask(spread: Spread.OneTask) extends Decision
   final case class Split(halos: Option[Spread.Halos], seededToo: Boolean,
-      haloOutputs: Seq[Boolean]) extends Decision
+      haloOutputs: Seq[Boolean])
+    extends Decision
 
   def decide(plan: WindowPlan, orderSpec: Seq[SortOrder]): Decision = {
     val exactFloats = FastWindowConf.EXACT_FLOATS.get()
-    val roles = plan.functions.map(f => roleOf(f, exactFloats).left.map(why =>
-      s"${f.describe} $why"))
+    val roles = plan.functions.map(f =>
+      roleOf(f, exactFloats).left.map(why =>
+        s"${f.describe} $why"))
     roles.collectFirst { case Left(why) => why } match {
       case Some(why) => OneTask(Spread.OneTask(why))
       case None if orderSpec.isEmpty =>
@@ -58,7 +62,7 @@ object AcrossTasksSupport {
         val outputRoles = plan.outputs.map(_.collect { case b: BoundReference => role(b.ordinal) })
         if (math.max(before, after) > maxHalo) {
           OneTask(Spread.OneTask(s"it reads ${math.max(before, after)} rows around each row, " +
-            s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))
+              s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))
         } else if (outputRoles.exists(rs => rs.distinct.size > 1 && rs.exists(_ == Seeded))) {
           OneTask(Spread.OneTask("an output combines functions of both kinds"))
         } else {

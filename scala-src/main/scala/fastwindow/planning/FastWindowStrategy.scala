@@ -145,10 +145,11 @@ object FastWindowStrategy extends SparkStrategy {
    * `fastwindow.exec.acrosstasks.RangedEvaluation`); Spark sorts each range. Halo functions run
    * in an operator below the seeded ones. Otherwise one task, with the reason in explain.
    */
-  private def withoutPartitionBy(exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute])
-      : SparkPlan = {
+  private def withoutPartitionBy(
+      exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute]): SparkPlan = {
     val decision =
-      if (!FastWindowConf.ACROSS_TASKS_ENABLED.get()) AcrossTasksSupport.OneTask(AcrossTasksDisabled)
+      if (!FastWindowConf.ACROSS_TASKS_ENABLED.get())
+        AcrossTasksSupport.OneTask(AcrossTasksDisabled)
       else AcrossTasksSupport.decide(plan, exec.orderSpec)
     decision match {
       case AcrossTasksSupport.OneTask(spread) =>

@@ -55,11 +55,18 @@ object RangeSeeds {
     Array.tabulate(n) { i =>
       val states = new Array[InternalRow](numFunctions)
       if (statesBefore(i) != null) {
-        slots.zipWithIndex.foreach { case (slot, k) => states(slot) = fold.get.slice(statesBefore(i), k) }
+        slots.zipWithIndex.foreach { case (slot, k) =>
+          states(slot) = fold.get.slice(statesBefore(i), k)
+        }
       }
-      RangeSeed(summaries(i).rows, rowsBefore(i), rowsBefore(n), states,
+      RangeSeed(
+        summaries(i).rows,
+        rowsBefore(i),
+        rowsBefore(n),
+        states,
         halo((i - 1 to 0 by -1).iterator.map(summaries(_).last), before, fromEnd = true),
-        halo((i + 1 until n).iterator.map(summaries(_).first), after, fromEnd = false))
+        halo((i + 1 until n).iterator.map(summaries(_).first), after, fromEnd = false)
+      )
     }
   }
 
@@ -77,8 +84,8 @@ object RangeSeeds {
    * already in the window's order and at most `count` of them; `fromEnd` takes the last rows of
    * the ranges before, else the first of the ranges after.
    */
-  private def halo(ranges: Iterator[Array[UnsafeRow]], count: Int, fromEnd: Boolean)
-      : Array[UnsafeRow] = {
+  private def halo(
+      ranges: Iterator[Array[UnsafeRow]], count: Int, fromEnd: Boolean): Array[UnsafeRow] = {
     var taken = List.empty[Array[UnsafeRow]]
     var need = count
     while (need > 0 && ranges.hasNext) {

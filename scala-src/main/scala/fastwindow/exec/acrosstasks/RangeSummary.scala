@@ -1,7 +1,8 @@
 package fastwindow.exec.acrosstasks
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, EmptyRow, GenericInternalRow, JoinedRow, MutableProjection, SortOrder, SpecificInternalRow, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Attribute, EmptyRow, GenericInternalRow, JoinedRow, MutableProjection, SortOrder, SpecificInternalRow, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 
@@ -42,7 +43,8 @@ final class StateFold(aggregates: Seq[DeclarativeAggregate], input: Seq[Attribut
   @transient private lazy val update =
     MutableProjection.create(aggregates.flatMap(_.updateExpressions), buffer ++ input)
   @transient private lazy val merge = MutableProjection.create(
-    aggregates.flatMap(_.mergeExpressions), buffer ++ aggregates.flatMap(_.inputAggBufferAttributes))
+    aggregates.flatMap(_.mergeExpressions),
+    buffer ++ aggregates.flatMap(_.inputAggBufferAttributes))
 
   /** The aggregates' initial state (a new row). */
   def initialState: InternalRow =
