@@ -46,7 +46,8 @@ OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
 #: file counts as SHARD_DEFAULT.
 FILE_SECONDS: Dict[str, float] = {
-    'test_aggregates.py': 93, 'test_approx.py': 149, 'test_bench_smoke.py': 80,
+    'test_across_tasks.py': 110, 'test_aggregates.py': 93, 'test_approx.py': 149,
+    'test_bench_smoke.py': 80,
     'test_build_backend.py': 43, 'test_collations.py': 11, 'test_comoments.py': 109,
     'test_counter_diff.py': 69, 'test_distinct.py': 109, 'test_docker_example.py': 30,
     'test_docs.py': 1, 'test_edge_inputs.py': 85, 'test_entry_routes.py': 72,
