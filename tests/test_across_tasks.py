@@ -143,3 +143,11 @@ def test_one_task_when_a_function_cannot_spread(series, spark):
         fast = run(spark, query, fastwindow_on=True)
         assert_same_as_spark(spark, query)
     assert any("in one task: dense_rank" in (r.note or "") for r in fast.reports), fast.reports
+
+
+def test_one_task_past_the_halo_cap(series, spark):
+    query = "select id, lag(v, 20) over (order by o) l from series"
+    with session_confs(spark, {ACROSS_TASKS: "true",
+                               "spark.fastwindow.acrossTasks.maxHaloRows": "10"}):
+        fast = run(spark, query, fastwindow_on=True)
+    assert any("in one task: it reads 20 rows" in (r.note or "") for r in fast.reports), fast.reports

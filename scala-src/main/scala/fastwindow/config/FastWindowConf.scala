@@ -290,11 +290,12 @@ object FastWindowConf {
 
   val ACROSS_TASKS_MAX_HALO_ROWS: Entry[Int] = entry(
     "spark.fastwindow.acrossTasks.maxHaloRows",
-    default = 10000,
+    default = 1000,
     doc = "Most rows a window without PARTITION BY may read from neighbouring ranges to run " +
       "across tasks (lag(x, n) reads n, a ROWS frame of n PRECEDING reads n); each task gets " +
-      "them from the summary pass, which holds that many rows of each range's start and end. " +
-      "A window that reaches further runs in one task.",
+      "them from the summary pass, which brings that many rows of each range's start and end " +
+      "to the driver (ranges x rows x 2 in all: keep it small). A window that reaches further " +
+      "runs in one task.",
     parse = positiveInt
   )
 
