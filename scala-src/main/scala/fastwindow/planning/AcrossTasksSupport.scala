@@ -23,7 +23,7 @@ import fastwindow
  *    size), aggregates over running frames whose partial states merge into
  *    exactly the state Spark's row loop reaches ([[OrderDependence.merge]]): free of the order;
  *    integral sums under ANSI, whose merge is checked (an overflow there moves the summary to
- *    Spark's order, see `fastwindow.exec.acrosstasks.RangeSummaries`); floating ones within
+ *    Spark's order, see `fastwindow.exec.acrosstasks.RangeSeeds`); floating ones within
  *    rounding unless `spark.fastwindow.exactFloats`.
  *
  * A window with both runs as two operators over the same ranges, the halo one below (it reads
@@ -36,7 +36,10 @@ object AcrossTasksSupport {
   final case class Halo(before: Int, after: Int) extends Role
   case object Seeded extends Role
 
-  /** The operators' spreads: the output expressions of each (empty: none), or one task. */
+  /**
+   * One task, or ranges: the halo operator's spread (if any), whether a seeded one runs too, and
+   * for each output expression whether the halo operator computes it.
+   */
   sealed trait Decision
   final case class OneTask(spread: Spread.OneTask) extends Decision
   final case class Split(halos: Option[Spread.Halos], seededToo: Boolean,
