@@ -1,0 +1,55 @@
+"""How evenly a window without PARTITION BY spreads over tasks (spark.fastwindow.acrossTasks).
+
+For each query and each count of shuffle partitions (adaptive coalescing off, so every range is a
+task), runs the query into Spark's no-op sink and prints the largest task's share of the rows the
+window stage read from the shuffle, as a multiple of the fair share (1 / partitions): the issue's
+criterion is at most 1.3x. The rows are the bench's ``none`` shape (``o`` unique, ``ts`` a
+timestamp every 7 s, ``v`` with NULLs), made by ``spark.range``.
+
+    python benchmarks/spread_scale.py                        # 8M rows, 2, 8 and 32 partitions
+    python benchmarks/spread_scale.py --rows 1000000 --partitions 4,16
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from pyspark.sql import SparkSession
+
+import fastwindow
+from fastwindow.bench_tasks import largest_task_share
+
+QUERIES = {
+    "row_number": "SELECT *, row_number() OVER (ORDER BY o) AS r FROM t",
+    "running_sum_lag": "SELECT *, sum(v) OVER (ORDER BY o) AS s, lag(v) OVER (ORDER BY o) AS l "
+                       "FROM t",
+    "rank_ts": "SELECT *, rank() OVER (ORDER BY ts) AS r FROM t",
+}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rows", type=int, default=8_000_000)
+    p.add_argument("--partitions", default="2,8,32")
+    args = p.parse_args()
+    spark = fastwindow.configure(
+        SparkSession.builder.master("local[2]").config("spark.driver.memory", "4g")).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.range(0, args.rows, 1, 4).selectExpr(
+        "id AS o", "timestamp_seconds(1704067200 + id * 7) AS ts",
+        "CASE WHEN pmod(id, 13) = 0 THEN NULL ELSE pmod(xxhash64(id, 2), 1000000) - 500000 END AS v",
+    ).createOrReplaceTempView("t")
+    spark.conf.set("spark.fastwindow.acrossTasks.enabled", "true")
+    spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
+    print(f"{'query':18s} {'partitions':>10s} {'largest task':>13s} {'x fair share':>13s}")
+    for name, sql in QUERIES.items():
+        for n in (int(x) for x in args.partitions.split(",")):
+            spark.conf.set("spark.sql.shuffle.partitions", str(n))
+            share = largest_task_share(
+                spark, lambda: spark.sql(sql).write.format("noop").mode("overwrite").save())
+            print(f"{name:18s} {n:10d} {share:13.3f} {share * n:12.2f}x")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
