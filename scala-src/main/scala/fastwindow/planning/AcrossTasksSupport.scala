@@ -1,11 +1,12 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, EvalMode, SortOrder, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, EvalMode, SortOrder, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate, Sum}
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DecimalType, LongType}
 
 import fastwindow.config.FastWindowConf
+import fastwindow.exec.acrosstasks.RangeOrder
 import fastwindow
   .functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
 import fastwindow
@@ -46,7 +47,7 @@ object AcrossTasksSupport {
       haloOutputs: Seq[Boolean])
     extends Decision
 
-  def decide(plan: WindowPlan, orderSpec: Seq[SortOrder]): Decision = {
+  def decide(plan: WindowPlan, orderSpec: Seq[SortOrder], input: Seq[Attribute]): Decision = {
     val exactFloats = FastWindowConf.EXACT_FLOATS.get()
     val roles = plan.functions.map(f =>
       roleOf(f, exactFloats).left.map(why =>
@@ -63,9 +64,13 @@ object AcrossTasksSupport {
         val maxHalo = FastWindowConf.ACROSS_TASKS_MAX_HALO_ROWS.get()
         // Each output reads one function (a slot reference, maybe wrapped in a cast).
         val outputRoles = plan.outputs.map(_.collect { case b: BoundReference => role(b.ordinal) })
+        val unorderable = if (halos.isEmpty) None else RangeOrder.unorderable(input)
         if (math.max(before, after) > maxHalo) {
           OneTask(Spread.OneTask(s"it reads ${math.max(before, after)} rows around each row, " +
               s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))
+        } else if (unorderable.isDefined) {
+          OneTask(Spread.OneTask(s"its rows hold a column of type ${unorderable.get.simpleString}, " +
+              "which has no order to hand rows with equal ORDER BY keys on to the next range by"))
         } else if (outputRoles.exists(rs => rs.distinct.size > 1 && rs.exists(_ == Seeded))) {
           OneTask(Spread.OneTask("an output combines functions of both kinds"))
         } else {

@@ -1,16 +1,18 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, NamedExpression, WindowFunctionType}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, BoundReference, NamedExpression, SubqueryExpression, WindowFunctionType}
 import org.apache.spark.sql.catalyst.planning.PhysicalWindow
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Window, WindowGroupLimit}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Window, WindowGroupLimit}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
-import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
+import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMode}
 import org.apache.spark.sql.internal.SQLConf
 
 import fastwindow.config.FastWindowConf
+import fastwindow.exec.acrosstasks.{RangeBounds, RangeOrder, RangeSplitExec, RangeTarget, RangedEvaluation, StateFold, SummaryShape}
 import fastwindow.exec.grouplimit.HashGroupLimitExec
 import fastwindow.exec.grouporder.GroupOrderExec
 import fastwindow.exec.hashwindow.HashWindowAggregateExec
@@ -73,7 +75,7 @@ object FastWindowStrategy extends SparkStrategy {
         } else exec.support match {
           case Right(windowPlan) if partitionSpec.isEmpty =>
             plan.unsetTagValue(FallbackReasons)
-            withoutPartitionBy(exec, windowPlan, plan.output) :: Nil
+            withoutPartitionBy(exec, windowPlan, plan.output, child) :: Nil
           case Right(windowPlan) =>
             plan.unsetTagValue(FallbackReasons)
             operators(exec, windowPlan, plan.output, keepsSparksSort) :: Nil
@@ -145,30 +147,71 @@ object FastWindowStrategy extends SparkStrategy {
    * `fastwindow.exec.acrosstasks.RangedEvaluation`); Spark sorts each range. Halo functions run
    * in an operator below the seeded ones. Otherwise one task, with the reason in explain.
    */
-  private def withoutPartitionBy(
-      exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute]): SparkPlan = {
+  private def withoutPartitionBy(exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute],
+      child: LogicalPlan): SparkPlan = {
     val decision =
       if (!FastWindowConf.ACROSS_TASKS_ENABLED.get())
         AcrossTasksSupport.OneTask(AcrossTasksDisabled)
-      else AcrossTasksSupport.decide(plan, exec.orderSpec)
+      else AcrossTasksSupport.decide(plan, exec.orderSpec, child.output)
     decision match {
       case AcrossTasksSupport.OneTask(spread) =>
         operators(exec.spreadAs(spread), plan, output, keepsSparksSort = true)
       case AcrossTasksSupport.Split(halos, seededToo, haloOutputs) =>
-        val shuffle = ShuffleExchangeExec(
-          RangePartitioning(exec.orderSpec, SQLConf.get.numShufflePartitions), exec.child)
-        def node(halo: Boolean, spread: Spread, child: SparkPlan) = FastWindowExec(
+        def node(halo: Boolean, spread: Spread, input: SparkPlan) = FastWindowExec(
           exec.windowExpression.zip(haloOutputs).collect { case (e, h) if h == halo => e },
-          Nil, exec.orderSpec, child, spread)
-        halos match {
-          case None => exec.spreadAs(Spread.Seeded).withNewChildren(Seq(shuffle))
-          case Some(h) if !seededToo => exec.spreadAs(h).withNewChildren(Seq(shuffle))
-          case Some(h) =>
-            val top = node(halo = false, Spread.Seeded, node(halo = true, h, shuffle))
+          Nil, exec.orderSpec, input, spread)
+        val seeded =
+          if (halos.isEmpty) Some(exec.spreadAs(Spread.Seeded))
+          else if (seededToo) Some(node(halo = false, Spread.Seeded, exec.child))
+          else None
+        val shuffle = rangeShuffle(exec, halos, seeded.map(_.windowPlan), child)
+        (halos, seeded) match {
+          case (None, Some(s)) => s.withNewChildren(Seq(shuffle))
+          case (Some(h), None) => exec.spreadAs(h).withNewChildren(Seq(shuffle))
+          case (Some(h), Some(s)) =>
+            val top = s.withNewChildren(Seq(node(halo = true, h, shuffle)))
             if (top.output == output) top else ProjectExec(output, top)
+          case (None, None) => throw new IllegalStateException("a split without functions")
         }
     }
   }
+
+  /**
+   * The shuffle that splits a window's rows into ranges of its ORDER BY keys, one per shuffle
+   * partition, with the split below it that finds the ranges from a sample of the keys and
+   * summarises them in the map tasks (see [[fastwindow.exec.acrosstasks.RangeSplitExec]]): the
+   * summary holds the seeded operator's aggregates and the halo operator's rows.
+   */
+  private def rangeShuffle(exec: FastWindowExec, halos: Option[Spread.Halos],
+      seeded: Option[WindowPlan], child: LogicalPlan): SparkPlan = {
+    val input = exec.child
+    val aggregates = seeded.toSeq
+      .flatMap(RangedEvaluation.seededAggregates(_, Spread.Seeded))
+      .map(_._2.function)
+    val shape = SummaryShape(
+      if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),
+      halos.fold(exec.orderSpec)(_ => RangeOrder.withTieBreak(exec.orderSpec, input.output)),
+      halos.fold(0)(_.after),
+      halos.fold(0)(_.before))
+    val keys = exec.orderSpec.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }
+    val bounds = new RangeBounds(SQLConf.get.numShufflePartitions)
+    val sampled = if (readsOnlyScans(child)) Some(planLater(Project(keys, child))) else None
+    val split = RangeSplitExec(exec.orderSpec, shape, bounds, input, sampled)
+    ShuffleExchangeExec(
+      HashPartitioning(Seq(RangeTarget(exec.orderSpec.map(_.child), bounds)), bounds.numRanges),
+      split)
+  }
+
+  /**
+   * Whether a plan is scans with filters and projections only: planned again projected to a few
+   * columns, it reads only those (what a second read of anything else would cost, a shuffle, a
+   * join or a subquery, is not known).
+   */
+  private def readsOnlyScans(plan: LogicalPlan): Boolean = plan.find {
+    case node @ (_: Project | _: Filter) => node.expressions.exists(SubqueryExpression.hasSubquery)
+    case _: LogicalQueryStage => true // adaptive execution's stand-in for a part already planned
+    case node => node.children.nonEmpty
+  }.isEmpty
 
   /**
    * Whether `spark.fastwindow.groupSort.enabled` has a window's input ordered by a

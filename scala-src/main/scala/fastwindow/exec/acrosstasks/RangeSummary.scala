@@ -30,7 +30,7 @@ final case class RangeSummary(
  * Buffer types are fixed-length or decimal (see `AcrossTasksSupport`), so a state holds no
  * pointer into an input row.
  */
-final class StateFold(aggregates: Seq[DeclarativeAggregate], input: Seq[Attribute])
+final class StateFold(val aggregates: Seq[DeclarativeAggregate], input: Seq[Attribute])
   extends Serializable {
   private val buffer = aggregates.flatMap(_.aggBufferAttributes)
   private val bufferTypes = buffer.map(_.dataType)
@@ -40,9 +40,9 @@ final class StateFold(aggregates: Seq[DeclarativeAggregate], input: Seq[Attribut
 
   @transient private lazy val initial =
     MutableProjection.create(aggregates.flatMap(_.initialValues), Nil)
-  @transient private lazy val update =
+  @transient private lazy val updateRow =
     MutableProjection.create(aggregates.flatMap(_.updateExpressions), buffer ++ input)
-  @transient private lazy val merge = MutableProjection.create(
+  @transient private lazy val mergeRows = MutableProjection.create(
     aggregates.flatMap(_.mergeExpressions),
     buffer ++ aggregates.flatMap(_.inputAggBufferAttributes))
 
@@ -50,20 +50,32 @@ final class StateFold(aggregates: Seq[DeclarativeAggregate], input: Seq[Attribut
   def initialState: InternalRow =
     initial.target(new SpecificInternalRow(bufferTypes))(EmptyRow).copy()
 
-  /** `state` updated with `rows` in their order (a new row; Spark's errors are thrown). */
-  def fold(state: InternalRow, rows: Iterator[InternalRow]): InternalRow = {
+  /** A mutable copy of `state`, for [[update]]. */
+  def start(state: InternalRow): SpecificInternalRow = {
     val acc = new SpecificInternalRow(bufferTypes)
     copyInto(state, acc)
-    update.target(acc)
-    val joined = new JoinedRow(acc, null)
-    while (rows.hasNext) update(joined.withRight(rows.next()))
+    acc
+  }
+
+  @transient private lazy val joined = new JoinedRow
+
+  /** `acc` updated with `row` (Spark's errors are thrown). */
+  def update(acc: SpecificInternalRow, row: InternalRow): Unit = {
+    updateRow.target(acc)
+    updateRow(joined(acc, row))
+  }
+
+  /** `state` updated with `rows` in their order (a new row; Spark's errors are thrown). */
+  def fold(state: InternalRow, rows: Iterator[InternalRow]): InternalRow = {
+    val acc = start(state)
+    while (rows.hasNext) update(acc, rows.next())
     acc.copy()
   }
 
   /** The state of the rows of `before` followed by those of `after` (a new row). */
   def merged(before: InternalRow, after: InternalRow): InternalRow = {
     val acc = new SpecificInternalRow(bufferTypes)
-    merge.target(acc)(new JoinedRow(before, after)).copy()
+    mergeRows.target(acc)(new JoinedRow(before, after)).copy()
   }
 
   /** Aggregate k's buffer within `state`. */
@@ -82,43 +94,88 @@ final class StateFold(aggregates: Seq[DeclarativeAggregate], input: Seq[Attribut
   }
 }
 
+object RangeSummary {
+
+  /**
+   * The summary of consecutive parts of a range, or of consecutive ranges, from theirs (`parts`
+   * in order; null for a part without rows): counts add up, states merge in that order (an
+   * overflow is recorded, as a fold's is), and the first and last rows are taken from all of
+   * theirs by `ordering`.
+   */
+  def concat(parts: Seq[RangeSummary], fold: Option[StateFold], ordering: Ordering[InternalRow],
+      firstRows: Int, lastRows: Int): RangeSummary = {
+    val present = parts.filter(_ != null)
+    var overflowed = present.exists(_.overflowed)
+    val state = fold match {
+      case Some(f) if !overflowed =>
+        try present.map(_.state).foldLeft(f.initialState)(f.merged)
+        catch {
+          case _: ArithmeticException =>
+            overflowed = true
+            null
+        }
+      case _ => null
+    }
+    RangeSummary(
+      present.map(_.rows).sum,
+      state,
+      overflowed,
+      present.flatMap(_.first).sorted(ordering).take(firstRows).toArray,
+      present.flatMap(_.last).sorted(ordering).takeRight(lastRows).toArray)
+  }
+}
+
 /**
- * Summarises one range in one pass over its rows as the shuffle delivers them (no sort): counts
- * them, folds the seeded aggregates (an overflow is recorded, not thrown: the combine then folds
- * in the window's order, see [[RangeSeeds]]), and keeps the first `firstRows` and last `lastRows`
- * rows by `order` in two bounded heaps (copying only the rows that enter them), rows with equal
- * keys in the order they arrive (the order Spark's sort leaves them in).
+ * What a summary is made of: the seeded aggregates' fold, the order of the rows within a range
+ * (the window's ORDER BY, then the tie-break `RangeOrder` adds when halo rows are handed on), and
+ * how many first and last rows it keeps.
  */
-final class RangeSummarizer(
+final case class SummaryShape(
     fold: Option[StateFold],
     order: Seq[SortOrder],
-    input: Seq[Attribute],
     firstRows: Int,
     lastRows: Int)
-  extends Serializable {
 
-  def summarize(rows: Iterator[InternalRow]): RangeSummary = {
-    val ordering = new LazilyGeneratedOrdering(order, input)
-    val first = new FirstRows(firstRows, ordering, reverse = false)
-    val last = new FirstRows(lastRows, ordering, reverse = true)
-    var count = 0L
-    val counted = rows.map { row =>
-      first.offer(row.asInstanceOf[UnsafeRow], count)
-      last.offer(row.asInstanceOf[UnsafeRow], count)
-      count += 1
-      row
+/**
+ * Summarises the rows of one range offered one by one, in any order (no sort): counts them,
+ * folds the seeded aggregates (an overflow is recorded, not thrown: the combine then folds in the
+ * window's order, see [[RangeSeeds]]), and keeps the first and last rows by the shape's order in
+ * two bounded heaps (copying only the rows that enter them).
+ */
+final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]) {
+  private val first = new FirstRows(shape.firstRows, ordering, reverse = false)
+  private val last = new FirstRows(shape.lastRows, ordering, reverse = true)
+  private val acc = shape.fold.map(f => f.start(f.initialState))
+  private var count = 0L
+  private var overflowed = false
+
+  def offer(row: InternalRow): Unit = {
+    val unsafe = row.asInstanceOf[UnsafeRow]
+    first.offer(unsafe, count)
+    last.offer(unsafe, count)
+    count += 1
+    if (acc.isDefined && !overflowed) {
+      try shape.fold.get.update(acc.get, row)
+      catch { case _: ArithmeticException => overflowed = true }
     }
-    var overflowed = false
-    val state = fold.flatMap { f =>
-      try Some(f.fold(f.initialState, counted))
-      catch {
-        case _: ArithmeticException =>
-          overflowed = true
-          None
-      }
-    }.orNull
-    counted.foreach(_ => ()) // the rest of the rows, after an overflow or with no aggregates
-    RangeSummary(count, state, overflowed, first.sorted, last.sorted.reverse)
+  }
+
+  def result: RangeSummary = RangeSummary(
+    count,
+    if (overflowed) null else acc.map(_.copy()).orNull,
+    overflowed,
+    first.sorted,
+    last.sorted.reverse)
+}
+
+object RangeSummarizer {
+
+  /** The summary of one range's rows (as the shuffle delivers them: one pass, no sort). */
+  def summarize(shape: SummaryShape, input: Seq[Attribute], rows: Iterator[InternalRow])
+      : RangeSummary = {
+    val summarizer = new RangeSummarizer(shape, new LazilyGeneratedOrdering(shape.order, input))
+    rows.foreach(summarizer.offer)
+    summarizer.result
   }
 }
 

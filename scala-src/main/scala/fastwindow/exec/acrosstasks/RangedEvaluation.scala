@@ -4,8 +4,10 @@ import org.apache.spark.SparkContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.SortOrder
+import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.fastwindow.MapStage
 
 import fastwindow.functions.AggregateSpec
 import fastwindow.model.{FrameShape, FunctionSpec, Spread, WindowPlan}
@@ -52,7 +54,7 @@ object RangedEvaluation {
    */
   def apply(
       plan: WindowPlan,
-      orderSpec: Seq[SortOrder],
+      order: Seq[SortOrder],
       ranges: Spread.Ranges,
       shuffled: SparkPlan,
       input: RDD[InternalRow],
@@ -63,7 +65,7 @@ object RangedEvaluation {
     if (n == 0) return input
     val start = System.nanoTime()
     val seeds = if (n == 1) Array(RangeSeed(0L, 0L, 0L, null, Array.empty, Array.empty))
-    else seedsOf(plan, orderSpec, ranges, shuffled, input)
+    else seedsOf(plan, order, ranges, shuffled, input)
     summaryTime += (System.nanoTime() - start) / 1000000
     numRanges += n
     postDriverMetrics(input.sparkContext, Seq(numRanges, summaryTime))
@@ -73,32 +75,65 @@ object RangedEvaluation {
     }
   }
 
-  private def seedsOf(plan: WindowPlan, orderSpec: Seq[SortOrder], ranges: Spread.Ranges,
+  private def seedsOf(plan: WindowPlan, order: Seq[SortOrder], ranges: Spread.Ranges,
       source: SparkPlan, input: RDD[InternalRow]): Array[RangeSeed] = {
-    val functions = plan.functions
-    val seeded = ranges match {
-      case Spread.Seeded => functions.indices.collect {
-          case k if isRunning(functions(k)) => k -> functions(k).asInstanceOf[AggregateSpec]
-        }
-      case _: Spread.Halos => Nil
-    }
+    val seeded = seededAggregates(plan, ranges)
     val fold =
       if (seeded.isEmpty) None else Some(new StateFold(seeded.map(_._2.function), source.output))
     val (before, after) = ranges match {
       case h: Spread.Halos => (h.before, h.after)
       case Spread.Seeded => (0, 0)
     }
-    val summarizer = new RangeSummarizer(fold, orderSpec, source.output, after, before)
-    val summaries = source.execute().mapPartitions(rows => Iterator(summarizer.summarize(rows)))
-      .collect()
+    val shape = SummaryShape(fold, order, after, before)
+    val summaries = fromMapTasks(source, shape, input.getNumPartitions).getOrElse {
+      val output = source.output
+      source.execute()
+        .mapPartitions(rows => Iterator(RangeSummarizer.summarize(shape, output, rows)))
+        .collect()
+    }
     def foldInOrder(i: Int, state: InternalRow): InternalRow = {
       val f = fold.get
       input.sparkContext.runJob(input, (rows: Iterator[InternalRow]) => f.fold(state, rows), Seq(i))
         .head
     }
-    RangeSeeds.combine(summaries, fold, seeded.map(_._1), functions.length, foldInOrder,
+    RangeSeeds.combine(summaries, fold, seeded.map(_._1), plan.functions.length, foldInOrder,
       before, after)
   }
+
+  /**
+   * The summary of each of the operator's `numTasks` tasks from the map tasks' summaries of the
+   * ranges it reads (see [[RangeSplitExec]]), when the split below `source` made them for what
+   * `shape` asks (after its map stage has run; it runs here when adaptive execution has not run
+   * it yet); None otherwise.
+   */
+  private def fromMapTasks(source: SparkPlan, shape: SummaryShape, numTasks: Int)
+      : Option[Array[RangeSummary]] =
+    RangeSplitExec.below(source).flatMap { case (exchange, split, reads) =>
+      val ranges = reads.getOrElse((0 until split.bounds.numRanges).map(r => (r, r + 1)))
+      if (!split.serves(shape) || ranges.length != numTasks) None
+      else {
+        val dependency = exchange.shuffleDependency
+        MapStage.materialize(dependency.rdd.sparkContext, dependency)
+        split.mapSummaries.collect {
+          case (summaries, numMaps) if summaries.value.size == numMaps =>
+            val byMap = (0 until numMaps).map(m => summaries.value.get(m))
+            val ordering = new LazilyGeneratedOrdering(shape.order, source.output)
+            ranges.map { case (from, until) =>
+              val parts = for (range <- from until until; map <- byMap) yield map(range)
+              RangeSummary.concat(parts, shape.fold, ordering, shape.firstRows, shape.lastRows)
+            }.toArray
+        }
+      }
+    }
+
+  /** The seeded functions of `plan` (running aggregates) by slot, when `ranges` seeds them. */
+  def seededAggregates(plan: WindowPlan, ranges: Spread.Ranges): Seq[(Int, AggregateSpec)] =
+    ranges match {
+      case Spread.Seeded => plan.functions.indices.collect {
+          case k if isRunning(plan.functions(k)) => k -> plan.functions(k).asInstanceOf[AggregateSpec]
+        }
+      case _: Spread.Halos => Nil
+    }
 
   private def isRunning(f: FunctionSpec): Boolean = f match {
     case a: AggregateSpec => a.frame == FrameShape.RunningRows || a.frame == FrameShape.RunningRange

@@ -7,7 +7,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
   .expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.plans.physical.{Distribution, OrderedDistribution}
+import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning, RangePartitioning, UnspecifiedDistribution}
 import org.apache.spark.sql.execution.{InputAdapter, SortExec, SparkPlan, WholeStageCodegenExec}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
@@ -15,7 +15,7 @@ import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
 import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
 import fastwindow.config.FastWindowConf
-import fastwindow.exec.acrosstasks.{RangeSeed, RangedEvaluation}
+import fastwindow.exec.acrosstasks.{RangeOrder, RangeSeed, RangedEvaluation}
 import fastwindow.config.FastWindowConf.CodegenMode
 import fastwindow.exec.shared.ColumnMemory
 import fastwindow.functions.WindowSupport
@@ -59,11 +59,23 @@ case class FastWindowExec(
     Iterator(windowExpression, partitionSpec, orderSpec, child) ++
       Iterator(spread.describe).filter(_.nonEmpty)
 
-  // Spread over ranges: the rows come range-partitioned by the ORDER BY keys (the planner puts the
-  // shuffle below).
+  // Spread over ranges: the planner puts the shuffle that splits the rows into ranges below (see
+  // fastwindow.exec.acrosstasks.RangeSplitExec), and the ranges are the partitions of a range
+  // partitioning by the ORDER BY keys, in order (so a global ORDER BY above needs no shuffle).
+  // Halo rows need the order within each range fixed (see RangeOrder).
   override def requiredChildDistribution: Seq[Distribution] = spread match {
-    case _: Spread.Ranges => OrderedDistribution(orderSpec) :: Nil
+    case _: Spread.Ranges => UnspecifiedDistribution :: Nil
     case _ => super.requiredChildDistribution
+  }
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] = spread match {
+    case _: Spread.Halos => RangeOrder.withTieBreak(orderSpec, child.output) :: Nil
+    case _ => super.requiredChildOrdering
+  }
+
+  override def outputPartitioning: Partitioning = spread match {
+    case _: Spread.Ranges => RangePartitioning(orderSpec, child.outputPartitioning.numPartitions)
+    case _ => super.outputPartitioning
   }
 
   /** This node spread as `newSpread` (its support check kept). */
@@ -166,7 +178,7 @@ case class FastWindowExec(
       }
 
     spread match {
-      case ranges: Spread.Ranges => RangedEvaluation(plan, orderSpec, ranges,
+      case ranges: Spread.Ranges => RangedEvaluation(plan, requiredChildOrdering.head, ranges,
           FastWindowExec.rangeShuffle(child), child.execute(), run, longMetric("numRanges"),
           longMetric("summaryTime"))
       case _ => child.execute().mapPartitions(run(_, null))
