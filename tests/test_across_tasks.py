@@ -1,10 +1,10 @@
 """Windows without PARTITION BY spread over tasks, against Spark.
 
 Spark runs a window without PARTITION BY in one task. fastwindow splits its rows into ranges of
-the ORDER BY keys (a range shuffle), summarises each range in a pass over the shuffled rows, and
-evaluates each range in its own task, seeded with what comes before it (row_number, rank,
-running aggregates) or reading rows of its neighbours (lag/lead, ROWS frames bounded on both
-sides): ``fastwindow.exec.acrosstasks``. Every query here must give Spark's rows and run on more
+the ORDER BY keys (a shuffle by ranges found from a sample of the keys), summarises each range in
+the map tasks, and evaluates each range in its own task, seeded with what comes before it
+(row_number, rank, running aggregates) or reading rows of its neighbours (lag/lead, ROWS frames
+bounded on both sides): ``fastwindow.exec.acrosstasks``. Every query here must give Spark's rows and run on more
 than one range (adaptive coalescing is off, so small inputs keep their ranges), with ranges that
 split nothing, one-row and empty ranges, halos longer than a range, ties at range boundaries,
 NULL and NaN keys, DESC and NULLS LAST.
@@ -38,7 +38,7 @@ def _spread(spark, query: str, ranges: int, *, ansi=None) -> None:
 @pytest.fixture(scope="module")
 def series(spark_session):
     """2,000 rows: ``o`` unique, ``k`` with ties (groups of 1 to 7 rows), ``x`` with NULLs and
-    NaNs, ``v`` integral."""
+    NaNs, ``v`` integral, ``n`` integral with NULLs and ties, ``dt`` dates with ties."""
     spark_session.sql("""
         create or replace temporary view series as
         select id as o,
@@ -47,8 +47,10 @@ def series(spark_session):
                     when id % 29 = 0 then cast('NaN' as double)
                     else cast((id * 7919) % 1000 as double) / 8 end as x,
                (id * 104729) % 1000 - 500 as v,
+               case when id % 11 = 0 then null else (id * 31) % 500 end as n,
+               date_add(date'2024-01-01', cast(id % 400 as int)) as dt,
                id
-        from range(2000)""")
+        from range(0, 2000, 1, 3)""")
     return spark_session
 
 
@@ -65,6 +67,9 @@ SEEDED = [
     "min(v) over (order by k desc)",
     "max(v) over (order by o)",
     "avg(v) over (order by o)",
+    "rank() over (order by n desc nulls first)",      # one integral key: bounds compared as longs
+    "cume_dist() over (order by n nulls last)",
+    "sum(v) over (order by dt desc)",
 ]
 
 HALO = [
@@ -105,13 +110,52 @@ def test_ansi_modes(series, spark, ansi):
                              lag(v) over (order by o) l from series""", 4, ansi=ansi)
 
 
-def test_ties_at_range_boundaries(series, spark):
-    """lag and lead over ORDER BY ties: among peers the rows a neighbouring range hands on are
-    the ones that arrived last (first), where Spark's sort leaves them, so the rows are Spark's
-    (its order of ties is the order the rows arrive in: one partition here)."""
-    _spread(spark, "select id, lag(id) over (order by k) l, lead(id, 2) over (order by k) r, "
-                   "sum(id) over (order by k rows between 3 preceding and 1 following) s "
-                   "from series", 6)
+def test_ties_ordered_by_value_for_halo_rows(spark_session, spark):
+    """lag, lead and moving frames over ORDER BY ties: with halo functions each range orders
+    peers by the other columns' values (the rows a range hands on to its neighbour must be the
+    ones its own task puts last or first, whatever order the shuffle delivers them in), so the
+    rows are Spark's for the window ordered by the key and then by those columns."""
+    spark.sql("""create or replace temporary view ties as
+                 select cast(id div 9 as int) as k, (id * 7919) % 1000 as w
+                 from range(0, 900, 1, 3)""")
+    def query(order):
+        return (f"select k, w, lag(w) over (order by {order}) l, lead(w, 2) over (order by {order})"
+                f" r, sum(w) over (order by {order} rows between 3 preceding and 1 following) s"
+                " from ties")
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "6",
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        fast = run(spark, query("k"), fastwindow_on=True)
+    expected = run(spark, query("k, w"), fastwindow_on=False)
+    assert sorted(fast.rows) == sorted(expected.rows)
+    assert all("across tasks" in (r.note or "") for r in fast.reports), fast.reports
+
+
+def test_without_adaptive_execution(series, spark):
+    """The map stage runs before the summaries are read (adaptive execution runs it first)."""
+    with session_confs(spark, {"spark.sql.adaptive.enabled": "false"}):
+        _spread(spark, """select id, lead(v) over w, row_number() over w, sum(v) over w
+                          from series window w as (order by o)""", 5)
+
+
+def test_ranges_summarised_from_the_shuffle_past_the_map_side_cap(series, spark):
+    """Halo rows of 3 map tasks x 64 ranges x 1,800 rows are more than the map tasks send to the
+    driver: the ranges are summarised from the shuffle's output instead (a second read, counted)."""
+    query = "select id, lag(v, 900) over w l, lead(x, 900) over w r from series window w as (order by o)"
+    _spread(spark, query, 64)
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "64",
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        fast = run(spark, query, fastwindow_on=True)
+    assert [dict(r.metrics).get("numSummaryReads") for r in fast.reports] == [1], fast.reports
+
+
+def test_keys_sampled_from_the_input_rows(series, spark):
+    """Over a child that is more than scans (an aggregate, another spread window), the keys are
+    sampled from the child's rows, not from a second plan of it."""
+    _spread(spark, """select g, s, row_number() over (order by s, g) rn,
+                             lag(s) over (order by s, g) l
+                      from (select k as g, sum(v) as s from series group by k)""", 5)
+    _spread(spark, """select id, rn, lag(rn) over (order by v, id) l2 from
+                      (select id, v, row_number() over (order by o) rn from series)""", 5)
 
 
 def test_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):

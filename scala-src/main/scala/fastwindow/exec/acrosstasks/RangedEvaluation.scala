@@ -27,6 +27,9 @@ import fastwindow.model.{FrameShape, FunctionSpec, Spread, WindowPlan}
  */
 object RangedEvaluation {
 
+  /** The operator's metrics of its ranges: how many, the driver's time, second reads. */
+  final case class Metrics(numRanges: SQLMetric, summaryTime: SQLMetric, summaryReads: SQLMetric)
+
   /** The operator's own evaluation of some rows, seeded (or not: null). */
   type Evaluate = (Iterator[InternalRow], RangeSeed) => Iterator[InternalRow]
 
@@ -59,16 +62,16 @@ object RangedEvaluation {
       shuffled: SparkPlan,
       input: RDD[InternalRow],
       evaluate: Evaluate,
-      numRanges: SQLMetric,
-      summaryTime: SQLMetric): RDD[InternalRow] = {
+      metrics: Metrics): RDD[InternalRow] = {
     val n = input.getNumPartitions
     if (n == 0) return input
     val start = System.nanoTime()
     val seeds = if (n == 1) Array(RangeSeed(0L, 0L, 0L, null, Array.empty, Array.empty))
-    else seedsOf(plan, order, ranges, shuffled, input)
-    summaryTime += (System.nanoTime() - start) / 1000000
-    numRanges += n
-    postDriverMetrics(input.sparkContext, Seq(numRanges, summaryTime))
+    else seedsOf(plan, order, ranges, shuffled, input, metrics.summaryReads)
+    metrics.summaryTime += (System.nanoTime() - start) / 1000000
+    metrics.numRanges += n
+    postDriverMetrics(input.sparkContext,
+      Seq(metrics.numRanges, metrics.summaryTime, metrics.summaryReads))
     val seedRdd = input.sparkContext.parallelize(seeds.toSeq, n)
     input.zipPartitions(seedRdd, preservesPartitioning = true) { (rows, seed) =>
       evaluateRange(ranges, rows, seed.next(), evaluate)
@@ -76,7 +79,7 @@ object RangedEvaluation {
   }
 
   private def seedsOf(plan: WindowPlan, order: Seq[SortOrder], ranges: Spread.Ranges,
-      source: SparkPlan, input: RDD[InternalRow]): Array[RangeSeed] = {
+      source: SparkPlan, input: RDD[InternalRow], summaryReads: SQLMetric): Array[RangeSeed] = {
     val seeded = seededAggregates(plan, ranges)
     val fold =
       if (seeded.isEmpty) None else Some(new StateFold(seeded.map(_._2.function), source.output))
@@ -86,6 +89,7 @@ object RangedEvaluation {
     }
     val shape = SummaryShape(fold, order, after, before)
     val summaries = fromMapTasks(source, shape, input.getNumPartitions).getOrElse {
+      summaryReads += 1
       val output = source.output
       source.execute()
         .mapPartitions(rows => Iterator(RangeSummarizer.summarize(shape, output, rows)))

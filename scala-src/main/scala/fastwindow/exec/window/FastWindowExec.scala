@@ -114,7 +114,9 @@ case class FastWindowExec(
       SQLMetrics.createMetric(sparkContext, "window partitions handed to Spark"),
     "numRanges" -> SQLMetrics.createMetric(sparkContext, "ranges of the ORDER BY keys (tasks)"),
     "summaryTime" ->
-      SQLMetrics.createTimingMetric(sparkContext, "time to summarise the ranges (driver)")
+      SQLMetrics.createTimingMetric(sparkContext, "time to summarise the ranges (driver)"),
+    "numSummaryReads" -> SQLMetrics.createMetric(sparkContext,
+      "reads of the shuffle's output to summarise the ranges (past the map tasks' halo cap)")
   )
 
   override protected def doExecute(): RDD[InternalRow] = {
@@ -179,8 +181,8 @@ case class FastWindowExec(
 
     spread match {
       case ranges: Spread.Ranges => RangedEvaluation(plan, requiredChildOrdering.head, ranges,
-          FastWindowExec.rangeShuffle(child), child.execute(), run, longMetric("numRanges"),
-          longMetric("summaryTime"))
+          FastWindowExec.rangeShuffle(child), child.execute(), run, RangedEvaluation.Metrics(
+            longMetric("numRanges"), longMetric("summaryTime"), longMetric("numSummaryReads")))
       case _ => child.execute().mapPartitions(run(_, null))
     }
   }
