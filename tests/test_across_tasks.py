@@ -20,10 +20,10 @@ RANGES = "numRanges"
 ACROSS_TASKS = "spark.fastwindow.acrossTasks.enabled"
 
 
-def _spread(spark, query: str, ranges: int, *, ansi=None) -> None:
+def _spread(spark, query: str, ranges: int, *, ansi=None, summary_reads=0) -> None:
     """``query`` gives Spark's rows and each FastWindow of it ran across tasks, on more than one
-    range when ``ranges`` (the shuffle partitions) allows: Spark's range partitioner makes fewer
-    when the sample has fewer distinct keys."""
+    range when ``ranges`` (the shuffle partitions) allows (fewer when the sample has fewer
+    distinct keys), summarised by the map tasks unless ``summary_reads`` says otherwise."""
     confs = {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": str(ranges),
              "spark.sql.adaptive.coalescePartitions.enabled": "false"}
     with session_confs(spark, confs):
@@ -33,6 +33,8 @@ def _spread(spark, query: str, ranges: int, *, ansi=None) -> None:
         assert "across tasks" in (report.note or ""), report
         made = dict(report.metrics).get(RANGES, 0)
         assert 1 < made <= ranges if ranges > 1 else made == 1, report
+        if ranges > 1:
+            assert dict(report.metrics).get("numSummaryReads", 0) == summary_reads, report
 
 
 @pytest.fixture(scope="module")
@@ -141,11 +143,7 @@ def test_ranges_summarised_from_the_shuffle_past_the_map_side_cap(series, spark)
     """Halo rows of 3 map tasks x 64 ranges x 1,800 rows are more than the map tasks send to the
     driver: the ranges are summarised from the shuffle's output instead (a second read, counted)."""
     query = "select id, lag(v, 900) over w l, lead(x, 900) over w r from series window w as (order by o)"
-    _spread(spark, query, 64)
-    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "64",
-                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
-        fast = run(spark, query, fastwindow_on=True)
-    assert [dict(r.metrics).get("numSummaryReads") for r in fast.reports] == [1], fast.reports
+    _spread(spark, query, 64, summary_reads=1)
 
 
 def test_keys_sampled_from_the_input_rows(series, spark):

@@ -307,9 +307,12 @@ case class RangeSplitExec(
 
   /** Whether the map tasks' summaries hold what `wanted` asks for. */
   def serves(wanted: SummaryShape): Boolean =
-    wanted.fold.forall(f => shape.fold.exists(_.aggregates == f.aggregates)) &&
+    wanted.fold.forall(f => shape.fold.exists(g => same(g.aggregates, f.aggregates))) &&
       wanted.firstRows <= shape.firstRows && wanted.lastRows <= shape.lastRows &&
-      (wanted.firstRows + wanted.lastRows == 0 || wanted.order == shape.order)
+      (wanted.firstRows + wanted.lastRows == 0 || same(wanted.order, shape.order))
+
+  private def same(a: Seq[Expression], b: Seq[Expression]): Boolean =
+    a.length == b.length && a.zip(b).forall { case (x, y) => x.semanticEquals(y) }
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan])
       : RangeSplitExec = copy(child = newChildren.head, sampled = newChildren.drop(1).headOption)

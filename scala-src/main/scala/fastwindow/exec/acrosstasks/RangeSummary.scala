@@ -140,7 +140,7 @@ final case class SummaryShape(
  * Summarises the rows of one range offered one by one, in any order (no sort): counts them,
  * folds the seeded aggregates (an overflow is recorded, not thrown: the combine then folds in the
  * window's order, see [[RangeSeeds]]), and keeps the first and last rows by the shape's order in
- * two bounded heaps (copying only the rows that enter them).
+ * two bounded arrays (copying only the rows that enter them).
  */
 final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]) {
   private val first = new FirstRows(shape.firstRows, ordering, reverse = false)
@@ -165,7 +165,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     if (overflowed) null else acc.map(_.copy()).orNull,
     overflowed,
     first.sorted,
-    last.sorted.reverse)
+    last.sorted)
 }
 
 object RangeSummarizer {
@@ -181,38 +181,59 @@ object RangeSummarizer {
 
 /**
  * The `k` rows that come first (with `reverse`, last) by `ordering` then by arrival among those
- * offered, kept in a bounded heap; `sorted` gives them first to last in that order.
+ * offered, kept in an array in that order. A row that cannot enter costs one comparison; one that
+ * enters at the end the kept rows grow towards (the last rows of rows offered in order, the
+ * common case: a table written in time order) costs one more, and is copied into the bytes of the
+ * row it pushes out.
  */
 private final class FirstRows(k: Int, ordering: Ordering[InternalRow], reverse: Boolean) {
-  private final class Offered(val row: UnsafeRow, val arrival: Long)
+  private val rows = new Array[UnsafeRow](k)
+  private val arrivals = new Array[Long](k)
+  private var size = 0
 
-  // Ascending by (keys, arrival), or descending with `reverse`.
-  private val order: Ordering[Offered] = {
-    val ascending = new Ordering[Offered] {
-      override def compare(a: Offered, b: Offered): Int = {
-        val c = ordering.compare(a.row, b.row)
-        if (c != 0) c else java.lang.Long.compare(a.arrival, b.arrival)
-      }
-    }
-    if (reverse) ascending.reverse else ascending
+  private def compare(row: UnsafeRow, arrival: Long, i: Int): Int = {
+    val c = ordering.compare(row, rows(i))
+    if (c != 0) c else java.lang.Long.compare(arrival, arrivals(i))
   }
-
-  // The head is the kept row furthest from the start, the one a better row replaces.
-  private val heap = new java.util.PriorityQueue[Offered](math.max(k, 1), order.reverse)
 
   def offer(row: UnsafeRow, arrival: Long): Unit = if (k > 0) {
-    if (heap.size < k) heap.add(new Offered(row.copy(), arrival))
-    else if (beats(ordering.compare(row, heap.peek().row))) {
-      heap.poll()
-      heap.add(new Offered(row.copy(), arrival))
+    if (size < k) insert(row.copy(), arrival)
+    else if (!reverse) {
+      if (compare(row, arrival, size - 1) < 0) {
+        val slot = rows(size - 1)
+        size -= 1
+        slot.copyFrom(row)
+        insert(slot, arrival)
+      }
+    } else if (compare(row, arrival, 0) > 0) {
+      val slot = rows(0)
+      System.arraycopy(rows, 1, rows, 0, size - 1)
+      System.arraycopy(arrivals, 1, arrivals, 0, size - 1)
+      size -= 1
+      slot.copyFrom(row)
+      insert(slot, arrival)
     }
   }
 
-  /**
-   * Whether a new row beats the head, given how their keys compare: it arrived after every kept
-   * row, so among equal keys it comes last, which only the last rows keep.
-   */
-  private def beats(keys: Int): Boolean = if (reverse) keys >= 0 else keys < 0
+  /** Puts `row` (owned here) where it belongs among the kept rows (at the end when it is last). */
+  private def insert(row: UnsafeRow, arrival: Long): Unit = {
+    var at = size
+    if (size > 0 && compare(row, arrival, size - 1) < 0) {
+      var low = 0
+      var high = size - 1
+      while (low < high) {
+        val mid = (low + high) >>> 1
+        if (compare(row, arrival, mid) < 0) high = mid else low = mid + 1
+      }
+      at = low
+      System.arraycopy(rows, at, rows, at + 1, size - at)
+      System.arraycopy(arrivals, at, arrivals, at + 1, size - at)
+    }
+    rows(at) = row
+    arrivals(at) = arrival
+    size += 1
+  }
 
-  def sorted: Array[UnsafeRow] = heap.toArray(new Array[Offered](0)).sorted(order).map(_.row)
+  /** The kept rows, first to last. */
+  def sorted: Array[UnsafeRow] = rows.take(size)
 }
