@@ -14,7 +14,7 @@ import random
 from decimal import Decimal
 
 import pytest
-from helpers import (OFFSET_IGNORE_NULLS_COLUMN_DEFAULT, SPARK_LINE, WINDOW_FILTER,
+from helpers import (session_confs, OFFSET_IGNORE_NULLS_COLUMN_DEFAULT, SPARK_LINE, WINDOW_FILTER,
                      assert_same_as_spark, assert_same_error, python_rows_view)
 
 SEED = int(os.environ.get("FASTWINDOW_RANDOM_SEED", "20261122"))
@@ -55,11 +55,19 @@ def random_rows(rng: random.Random, n: int):
     return rows
 
 
+#: Whether random windows drop PARTITION BY and end their ORDER BY with the unique ``id``
+#: (set by test_random_spread_windows).
+SPREAD = {"on": False}
+
+
 def random_spec(rng: random.Random, need_order: bool) -> str:
     parts = rng.sample(PARTITION_KEYS, rng.randint(0, 2))
     n_order = rng.randint(1 if need_order else 0, 3)
     order = [f"{k} {rng.choice(['asc', 'desc'])} nulls {rng.choice(['first', 'last'])}"
              for k in rng.sample(ORDER_KEYS, n_order)]
+    if SPREAD["on"]:
+        parts = []
+        order += ["id desc"] if order else []
     spec = ""
     if parts:
         spec += "partition by " + ", ".join(parts)
@@ -249,6 +257,37 @@ def random_table(spark_session):
     rng = random.Random(SEED)
     python_rows_view(spark_session, "rnd", random_rows(rng, 150), SCHEMA)
     yield "rnd"
+
+
+SPREAD_QUERIES = 48
+
+
+@pytest.mark.parametrize("batch", range(2))
+def test_random_spread_windows(spark, random_table, batch):
+    """Random windows without PARTITION BY, ordered so that every row has its own place (the
+    order of ties is the shuffle's, see below), spread over 5 ranges of 150 rows: the windows
+    every function can spread over run across tasks, the others in one task."""
+    confs = {"spark.fastwindow.acrossTasks.enabled": "true", "spark.sql.shuffle.partitions": "5",
+             "spark.sql.adaptive.coalescePartitions.enabled": "false"}
+    SPREAD["on"] = True
+    try:
+        with session_confs(spark, confs):
+            for k in range(batch * SPREAD_QUERIES // 2, (batch + 1) * SPREAD_QUERIES // 2):
+                rng = random.Random(f"{SEED}-spread-{k}")
+                ansi = rng.random() < 0.5
+                query = random_query(rng)
+                try:
+                    try:
+                        assert_same_as_spark(spark, query, ansi=ansi)
+                    except AssertionError:
+                        raise
+                    except Exception:  # noqa: BLE001 - as in test_random_queries
+                        assert_same_error(spark, query, ansi=ansi)
+                except Exception as e:
+                    raise AssertionError(f"random spread query #{k} (seed {SEED}, ansi={ansi}) "
+                                         f"differs:\n{query}") from e
+    finally:
+        SPREAD["on"] = False
 
 
 @pytest.mark.parametrize("batch", range(BATCHES))

@@ -1,7 +1,7 @@
 package fastwindow.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, EvalMode, SortOrder, UnsafeRow}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate, Sum}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, DeclarativeAggregate, Sum}
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DecimalType, LongType}
 
@@ -117,11 +117,21 @@ object AcrossTasksSupport {
     } else AggregateFamily.orderDependence(agg).map(_.merge) match {
       case Some(OrderDependence.Exact) => Right(Seeded)
       case Some(OrderDependence.ExactBelowOverflow) if checkedSum(agg) => Right(Seeded)
-      case Some(OrderDependence.WithinRounding) if !exactFloats => Right(Seeded)
-      case Some(OrderDependence.WithinRounding) =>
+      case Some(OrderDependence.WithinRounding) if exactFloats =>
         Left("is rounded in row order (spark.fastwindow.exactFloats=true)")
+      case Some(OrderDependence.WithinRounding) if sumOrAverage(agg) => Right(Seeded)
+      case Some(OrderDependence.WithinRounding) =>
+        Left("merges floating moments, whose products of infinities may give NaN where Spark's " +
+          "row loop gives an infinity")
       case _ => Left("has partial states that merge exactly only in row order")
     }
+
+  /** A sum or an average: its merge adds partial sums, as Spark's loop adds rows. */
+  private def sumOrAverage(agg: DeclarativeAggregate): Boolean = agg match {
+    case FilteredAggregate(inner, _) => sumOrAverage(inner)
+    case _: Sum | _: Average => true
+    case _ => false
+  }
 
   /**
    * An integral sum under ANSI: an overflow is an error, so a merge can check for one. (Decimal
