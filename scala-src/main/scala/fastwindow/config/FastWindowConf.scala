@@ -271,7 +271,7 @@ object FastWindowConf {
 
   val ACROSS_TASKS_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.acrossTasks.enabled",
-    default = false,
+    default = true,
     doc = "Run a window without PARTITION BY (where Spark moves every row into one task) in as " +
       "many tasks as spark.sql.shuffle.partitions: the rows are range-partitioned by the ORDER " +
       "BY keys, a pass over the shuffled rows summarises each range (row count, aggregate " +

@@ -7,8 +7,8 @@ package fastwindow.model
  * (see `fastwindow.exec.acrosstasks`), when every function of the operator can be evaluated from
  * its range plus a summary of the ranges around it, and otherwise says why it keeps one task.
  *
- * Equal ORDER BY keys always fall into the same range (Spark's range partitioner maps equal keys
- * to one partition), so a group of peers never crosses a range boundary.
+ * Equal ORDER BY keys always fall into the same range (a range holds the keys between two bounds),
+ * so a group of peers never crosses a range boundary.
  */
 sealed trait Spread extends Serializable {
 
@@ -34,11 +34,10 @@ object Spread {
   /**
    * Functions that read only rows near the current one (lag/lead, ROWS frames bounded on both
    * sides): each task evaluates `before` rows of the ranges before it, its own range and `after`
-   * rows of the ranges after it, and returns its own range's rows. Among rows with equal ORDER BY
-   * keys the summary hands on the ones that arrived last (first), as Spark's sort, which keeps
-   * the arrival order of ties, leaves them in the task that owns them: the same rows as long as
-   * both passes read the shuffle's blocks in the same order (always within one executor; across
-   * executors the order of ties is as arbitrary as Spark's own).
+   * rows of the ranges after it, and returns its own range's rows. Each range is sorted by the
+   * ORDER BY keys and then by its other columns (`fastwindow.exec.acrosstasks.RangeOrder`), so
+   * the rows a range hands on to its neighbour are the ones its own task puts last (first),
+   * whatever order the shuffle delivers peers in.
    */
   final case class Halos(before: Int, after: Int) extends Ranges {
     override def describe: String =

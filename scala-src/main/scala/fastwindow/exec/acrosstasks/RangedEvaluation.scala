@@ -14,12 +14,12 @@ import fastwindow.model.{FrameShape, FunctionSpec, Spread, WindowPlan}
 
 /**
  * Runs a window without PARTITION BY over ranges of its ORDER BY keys, one task each: the
- * planner puts a range shuffle below the operator (Spark's own range partitioning, as a global
- * ORDER BY has), and Spark sorts each range.
+ * planner puts the shuffle that splits the rows into ranges below the operator
+ * ([[RangeSplitExec]]), and Spark sorts each range.
  *
- *  1. **Summary pass** (one job, when there are two or more ranges): each range's summary
- *     ([[RangeSummarizer]]) from the shuffle's output, which is read again, not recomputed, and
- *     not sorted.
+ *  1. **Summaries**: each task's summary, from the map tasks' summaries of the ranges it reads
+ *     (when there are two or more tasks); past the map side's cap, from one job that reads the
+ *     shuffle's output again (not recomputed, not sorted) and summarises each task's rows.
  *  2. **Combine** on the driver ([[RangeSeeds]]): each range's rows before it, seeded states
  *     and halo rows.
  *  3. **Evaluate**: each range's sorted rows with its seed, which reaches its task as the one
@@ -52,8 +52,8 @@ object RangedEvaluation {
   }
 
   /**
-   * `input`: the operator's input (the ranges, sorted); `shuffled`: the range shuffle below it
-   * (read again by the summary pass).
+   * `input`: the operator's input (the ranges, sorted by `order`); `shuffled`: the range shuffle
+   * below it, as the operator reads it (through adaptive execution's coalescing, if any).
    */
   def apply(
       plan: WindowPlan,
