@@ -273,18 +273,16 @@ object FastWindowConf {
     "spark.fastwindow.acrossTasks.enabled",
     default = true,
     doc = "Run a window without PARTITION BY (where Spark moves every row into one task) in as " +
-      "many tasks as spark.sql.shuffle.partitions: the rows are range-partitioned by the ORDER " +
-      "BY keys, a pass over the shuffled rows summarises each range (row count, aggregate " +
-      "states, its first and last rows), and each task evaluates its range seeded with what " +
-      "comes before it. Taken when every function is row_number, rank, percent_rank, " +
-      "cume_dist, ntile, lag/lead, an aggregate " +
-      "over a running frame whose partial states merge, or a function over a ROWS frame " +
-      "bounded on both sides (see spark.fastwindow.acrossTasks.maxHaloRows); otherwise, and " +
-      "when false, such a window runs in one task, and the report says why. Off by default: on " +
-      "2 cores (local[2], 8M rows from Parquet) it measured 0.98-1.08x Spark, slower than " +
-      "one task, the range sampling and summary passes costing what the second core saves; " +
-      "not yet measured on more cores. Over ORDER BY ties, which row comes first may differ " +
-      "from a one-task run (see the README).",
+      "many tasks as spark.sql.shuffle.partitions: the rows are split into ranges of the ORDER " +
+      "BY keys (bounds from a sample of the keys), the map tasks summarise each range (row " +
+      "count, aggregate states, its first and last rows), and each task evaluates its range " +
+      "seeded with what comes before it. Taken when every function is row_number, rank, " +
+      "percent_rank, cume_dist, ntile, lag/lead, a sum, average, count, min/max or bit " +
+      "aggregate over a running frame whose partial states merge, or a function over a ROWS " +
+      "frame bounded on both sides (see spark.fastwindow.acrossTasks.maxHaloRows); otherwise, " +
+      "and when false, such a window runs in one task, and the report says why. Among rows with " +
+      "equal ORDER BY keys, which comes first may differ from a one-task run, as it does between " +
+      "Spark runs on a cluster (see the README).",
     parse = bool
   )
 
@@ -293,9 +291,10 @@ object FastWindowConf {
     default = 1000,
     doc = "Most rows a window without PARTITION BY may read from neighbouring ranges to run " +
       "across tasks (lag(x, n) reads n, a ROWS frame of n PRECEDING reads n); each task gets " +
-      "them from the summary pass, which brings that many rows of each range's start and end " +
-      "to the driver (ranges x rows x 2 in all: keep it small). A window that reaches further " +
-      "runs in one task.",
+      "them on the driver from the map tasks' summaries, which hold that many rows of each " +
+      "range's start and end (map tasks x ranges x rows x 2 in all, past 200,000 read from " +
+      "the shuffle's output again instead: keep it small). A window that reaches further runs " +
+      "in one task.",
     parse = positiveInt
   )
 

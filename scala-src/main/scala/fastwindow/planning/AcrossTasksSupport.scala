@@ -69,7 +69,8 @@ object AcrossTasksSupport {
           OneTask(Spread.OneTask(s"it reads ${math.max(before, after)} rows around each row, " +
               s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))
         } else if (unorderable.isDefined) {
-          OneTask(Spread.OneTask(s"its rows hold a column of type ${unorderable.get.simpleString}, " +
+          OneTask(
+            Spread.OneTask(s"its rows hold a column of type ${unorderable.get.simpleString}, " +
               "which has no order to hand rows with equal ORDER BY keys on to the next range by"))
         } else if (outputRoles.exists(rs => rs.distinct.size > 1 && rs.exists(_ == Seeded))) {
           OneTask(Spread.OneTask("an output combines functions of both kinds"))

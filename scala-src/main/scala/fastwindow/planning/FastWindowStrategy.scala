@@ -12,7 +12,8 @@ import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMo
 import org.apache.spark.sql.internal.SQLConf
 
 import fastwindow.config.FastWindowConf
-import fastwindow.exec.acrosstasks.{RangeBounds, RangeOrder, RangeSplitExec, RangeTarget, RangedEvaluation, StateFold, SummaryShape}
+import fastwindow.exec
+  .acrosstasks.{RangeBounds, RangeOrder, RangeSplitExec, RangeTarget, RangedEvaluation, StateFold, SummaryShape}
 import fastwindow.exec.grouplimit.HashGroupLimitExec
 import fastwindow.exec.grouporder.GroupOrderExec
 import fastwindow.exec.hashwindow.HashWindowAggregateExec
@@ -192,7 +193,8 @@ object FastWindowStrategy extends SparkStrategy {
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),
       halos.fold(exec.orderSpec)(_ => RangeOrder.withTieBreak(exec.orderSpec, input.output)),
       halos.fold(0)(_.after),
-      halos.fold(0)(_.before))
+      halos.fold(0)(_.before)
+    )
     val keys = exec.orderSpec.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }
     val bounds = new RangeBounds(SQLConf.get.numShufflePartitions)
     val sampled = if (readsOnlyScans(child)) Some(planLater(Project(keys, child))) else None

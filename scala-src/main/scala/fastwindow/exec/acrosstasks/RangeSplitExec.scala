@@ -198,8 +198,8 @@ case class RangeTarget(children: Seq[Expression], bounds: RangeBounds)
 
   override def eval(input: InternalRow): Any = bounds.preimage(bounds.takeRangeOf(input, keys))
 
-  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression])
-      : RangeTarget = copy(children = newChildren)
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): RangeTarget =
+    copy(children = newChildren)
 }
 
 /**
@@ -290,7 +290,8 @@ case class RangeSplitExec(
       case Some(plan) => (plan.execute(), None)
       case None => (input, Some((orderSpec.map(_.child), output)))
     }
-    val total = math.min(conf.rangeExchangeSampleSizePerPartition.toLong * bounds.numRanges, 1000000L)
+    val total =
+      math.min(conf.rangeExchangeSampleSizePerPartition.toLong * bounds.numRanges, 1000000L)
     val size = math.ceil(3.0 * total / math.max(rows.getNumPartitions, 1)).toInt
     val sketches = rows.mapPartitionsWithIndex { (index, rows) =>
       val keys = project.fold(rows) { case (keys, attributes) =>
@@ -314,8 +315,9 @@ case class RangeSplitExec(
   private def same(a: Seq[Expression], b: Seq[Expression]): Boolean =
     a.length == b.length && a.zip(b).forall { case (x, y) => x.semanticEquals(y) }
 
-  override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan])
-      : RangeSplitExec = copy(child = newChildren.head, sampled = newChildren.drop(1).headOption)
+  override protected def withNewChildrenInternal(
+      newChildren: IndexedSeq[SparkPlan]): RangeSplitExec =
+    copy(child = newChildren.head, sampled = newChildren.drop(1).headOption)
 }
 
 object RangeSplitExec {
@@ -331,22 +333,23 @@ object RangeSplitExec {
    * adaptive execution coalesced the shuffle's partitions, the ranges each task reads (from, until);
    * None when they are not there, or read in pieces other than whole ranges.
    */
-  def below(plan: SparkPlan)
-      : Option[(ShuffleExchangeExec, RangeSplitExec, Option[Seq[(Int, Int)]])] = plan match {
-    case read: AQEShuffleReadExec =>
-      val ranges = read.partitionSpecs.collect {
-        case c: CoalescedPartitionSpec => (c.startReducerIndex, c.endReducerIndex)
-      }
-      if (ranges.length != read.partitionSpecs.length) None
-      else below(read.child).map { case (exchange, split, _) => (exchange, split, Some(ranges)) }
-    case stage: ShuffleQueryStageExec => below(stage.plan)
-    case reused: ReusedExchangeExec => below(reused.child)
-    case exchange: ShuffleExchangeExec => exchange.child match {
-        case split: RangeSplitExec => Some((exchange, split, None))
-        case _ => None
-      }
-    case _ => None
-  }
+  def below(
+      plan: SparkPlan): Option[(ShuffleExchangeExec, RangeSplitExec, Option[Seq[(Int, Int)]])] =
+    plan match {
+      case read: AQEShuffleReadExec =>
+        val ranges = read.partitionSpecs.collect {
+          case c: CoalescedPartitionSpec => (c.startReducerIndex, c.endReducerIndex)
+        }
+        if (ranges.length != read.partitionSpecs.length) None
+        else below(read.child).map { case (exchange, split, _) => (exchange, split, Some(ranges)) }
+      case stage: ShuffleQueryStageExec => below(stage.plan)
+      case reused: ReusedExchangeExec => below(reused.child)
+      case exchange: ShuffleExchangeExec => exchange.child match {
+          case split: RangeSplitExec => Some((exchange, split, None))
+          case _ => None
+        }
+      case _ => None
+    }
 }
 
 /**
@@ -366,6 +369,6 @@ final class MapSummaries
   override def reset(): Unit = byMap.clear()
   override def add(v: (Int, Array[RangeSummary])): Unit = byMap.put(v._1, v._2)
   override def merge(other: AccumulatorV2[(Int, Array[RangeSummary]),
-      java.util.Map[Integer, Array[RangeSummary]]]): Unit = byMap.putAll(other.value)
+        java.util.Map[Integer, Array[RangeSummary]]]): Unit = byMap.putAll(other.value)
   override def value: java.util.Map[Integer, Array[RangeSummary]] = byMap
 }

@@ -121,7 +121,8 @@ object RangeSummary {
       state,
       overflowed,
       present.flatMap(_.first).sorted(ordering).take(firstRows).toArray,
-      present.flatMap(_.last).sorted(ordering).takeRight(lastRows).toArray)
+      present.flatMap(_.last).sorted(ordering).takeRight(lastRows).toArray
+    )
   }
 }
 
@@ -171,8 +172,8 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
 object RangeSummarizer {
 
   /** The summary of one range's rows (as the shuffle delivers them: one pass, no sort). */
-  def summarize(shape: SummaryShape, input: Seq[Attribute], rows: Iterator[InternalRow])
-      : RangeSummary = {
+  def summarize(
+      shape: SummaryShape, input: Seq[Attribute], rows: Iterator[InternalRow]): RangeSummary = {
     val summarizer = new RangeSummarizer(shape, new LazilyGeneratedOrdering(shape.order, input))
     rows.foreach(summarizer.offer)
     summarizer.result

@@ -110,8 +110,8 @@ object RangedEvaluation {
    * `shape` asks (after its map stage has run; it runs here when adaptive execution has not run
    * it yet); None otherwise.
    */
-  private def fromMapTasks(source: SparkPlan, shape: SummaryShape, numTasks: Int)
-      : Option[Array[RangeSummary]] =
+  private def fromMapTasks(
+      source: SparkPlan, shape: SummaryShape, numTasks: Int): Option[Array[RangeSummary]] =
     RangeSplitExec.below(source).flatMap { case (exchange, split, reads) =>
       val ranges = reads.getOrElse((0 until split.bounds.numRanges).map(r => (r, r + 1)))
       if (!split.serves(shape) || ranges.length != numTasks) None
@@ -134,7 +134,8 @@ object RangedEvaluation {
   def seededAggregates(plan: WindowPlan, ranges: Spread.Ranges): Seq[(Int, AggregateSpec)] =
     ranges match {
       case Spread.Seeded => plan.functions.indices.collect {
-          case k if isRunning(plan.functions(k)) => k -> plan.functions(k).asInstanceOf[AggregateSpec]
+          case k if isRunning(plan.functions(k)) =>
+            k -> plan.functions(k).asInstanceOf[AggregateSpec]
         }
       case _: Spread.Halos => Nil
     }

@@ -180,9 +180,16 @@ case class FastWindowExec(
       }
 
     spread match {
-      case ranges: Spread.Ranges => RangedEvaluation(plan, requiredChildOrdering.head, ranges,
-          FastWindowExec.rangeShuffle(child), child.execute(), run, RangedEvaluation.Metrics(
-            longMetric("numRanges"), longMetric("summaryTime"), longMetric("numSummaryReads")))
+      case ranges: Spread.Ranges => RangedEvaluation(
+          plan,
+          requiredChildOrdering.head,
+          ranges,
+          FastWindowExec.rangeShuffle(child),
+          child.execute(),
+          run,
+          RangedEvaluation.Metrics(
+            longMetric("numRanges"), longMetric("summaryTime"), longMetric("numSummaryReads"))
+        )
       case _ => child.execute().mapPartitions(run(_, null))
     }
   }
