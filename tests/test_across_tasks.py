@@ -140,10 +140,11 @@ def test_without_adaptive_execution(series, spark):
 
 
 def test_ranges_summarised_from_the_shuffle_past_the_map_side_cap(series, spark):
-    """Halo rows of 3 map tasks x 64 ranges x 1,800 rows are more than the map tasks send to the
-    driver: the ranges are summarised from the shuffle's output instead (a second read, counted)."""
+    """Summaries of 3 map tasks x 128 ranges x 1,801 entries (a count, 1,800 halo rows) are more
+    than the map tasks send to the driver: the ranges are summarised from the shuffle's output
+    instead (a second read, counted)."""
     query = "select id, lag(v, 900) over w l, lead(x, 900) over w r from series window w as (order by o)"
-    _spread(spark, query, 64, summary_reads=1)
+    _spread(spark, query, 128, summary_reads=1)
 
 
 def test_keys_sampled_from_the_input_rows(series, spark):

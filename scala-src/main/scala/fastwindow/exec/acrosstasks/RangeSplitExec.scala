@@ -20,6 +20,8 @@ import org.apache.spark.util.AccumulatorV2
  * as any other.
  */
 final class RangeBounds(val numRanges: Int) extends Serializable {
+  override def toString: String = s"$numRanges ranges"
+
   @volatile private var bounds: Array[InternalRow] = _
   @volatile private var ordering: Ordering[InternalRow] = _
   @volatile private var preimages: Array[Int] = _
@@ -193,6 +195,7 @@ case class RangeTarget(children: Seq[Expression], bounds: RangeBounds)
   override def nullable: Boolean = false
   override def dataType: DataType = IntegerType
   override def prettyName: String = "fastwindow_range"
+  override protected def stringArgs: Iterator[Any] = children.iterator
 
   @transient private lazy val keys = UnsafeProjection.create(children)
 
@@ -214,8 +217,8 @@ case class RangeTarget(children: Seq[Expression], bounds: RangeBounds)
  *     count, seeded aggregates' state, first and last rows), sent to the driver with the task's
  *     result (an accumulator, by map index: a task run again replaces its summaries). The
  *     operators above combine them per task ([[RangedEvaluation]]) without reading the shuffle
- *     again. When the halo rows of every map task and range would exceed
- *     [[RangeSplitExec.MaxMapSideHaloRows]], no map task summarises, and the operators read the
+ *     again. When the summaries of every map task and range would hold more than
+ *     [[RangeSplitExec.MaxMapSideEntries]], no map task summarises, and the operators read the
  *     shuffle's output once more to summarise it per range.
  */
 case class RangeSplitExec(
@@ -243,8 +246,8 @@ case class RangeSplitExec(
     val input = child.execute()
     setBounds(input)
     val numMaps = input.getNumPartitions
-    val haloRows = numMaps.toLong * bounds.numRanges * (shape.firstRows + shape.lastRows)
-    if (haloRows > RangeSplitExec.MaxMapSideHaloRows) input
+    val entries = numMaps.toLong * bounds.numRanges * (1 + shape.firstRows + shape.lastRows)
+    if (entries > RangeSplitExec.MaxMapSideEntries) input
     else {
       val summaries = new MapSummaries
       sparkContext.register(summaries)
@@ -323,10 +326,11 @@ case class RangeSplitExec(
 object RangeSplitExec {
 
   /**
-   * The most halo rows the map tasks send to the driver (map tasks x ranges x rows each range's
-   * neighbours read); past it the ranges are summarised from the shuffle's output instead.
+   * The most entries the map tasks' summaries may hold on the driver, an entry being a range's
+   * count and state or one halo row (map tasks x ranges x (1 + rows its neighbours read)); past
+   * it the ranges are summarised from the shuffle's output instead.
    */
-  val MaxMapSideHaloRows: Long = 200000L
+  val MaxMapSideEntries: Long = 400000L
 
   /**
    * The shuffle and split below `plan` (the operator's input, below Spark's sort) and, when
