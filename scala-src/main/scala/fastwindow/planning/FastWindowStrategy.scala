@@ -12,8 +12,8 @@ import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMo
 import org.apache.spark.sql.internal.SQLConf
 
 import fastwindow.config.FastWindowConf
-import fastwindow.exec
-  .acrosstasks.{RangeBounds, RangeOrder, RangeSplitExec, RangeTarget, RangedEvaluation, StateFold, SummaryShape}
+import fastwindow.exec.acrosstasks.{RangeBounds, RangeOrder, RangeSplitExec, RangeTarget}
+import fastwindow.exec.acrosstasks.{RangedEvaluation, StateFold, SummaryShape}
 import fastwindow.exec.grouplimit.HashGroupLimitExec
 import fastwindow.exec.grouporder.GroupOrderExec
 import fastwindow.exec.hashwindow.HashWindowAggregateExec

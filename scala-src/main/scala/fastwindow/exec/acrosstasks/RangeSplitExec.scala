@@ -210,9 +210,9 @@ case class RangeTarget(children: Seq[Expression], bounds: RangeBounds)
  * splits its rows (its rows pass through unchanged):
  *
  *  1. On the driver, when the shuffle is prepared: the range bounds, from a sample of the keys
- *     (Spark's own range partitioner, as a global ORDER BY samples): of `sampled`, when the
- *     planner gave one, the child's plan projected to the ORDER BY keys (a scan that reads only
- *     the key columns), else of the child's rows.
+ *     (taken as Spark's range partitioning for a global ORDER BY takes it): of `sampled`, when
+ *     the planner gave one, the child's plan projected to the ORDER BY keys (a scan that reads
+ *     only the key columns), else of the child's rows.
  *  2. In each map task: the summary of every range its rows fall into ([[RangeSummarizer]]: row
  *     count, seeded aggregates' state, first and last rows), sent to the driver with the task's
  *     result (an accumulator, by map index: a task run again replaces its summaries). The
@@ -252,8 +252,8 @@ case class RangeSplitExec(
       val summaries = new MapSummaries
       sparkContext.register(summaries)
       mapSummaries = Some((summaries, numMaps))
-      val (order, keys, shape, bounds, attributes) =
-        (orderSpec, orderSpec.map(_.child), this.shape, this.bounds, output)
+      val (keys, shape, bounds, attributes) =
+        (orderSpec.map(_.child), this.shape, this.bounds, output)
       input.mapPartitionsWithIndex { (mapIndex, rows) =>
         val keysOf = UnsafeProjection.create(keys, attributes)
         val ordering = new LazilyGeneratedOrdering(shape.order, attributes)
@@ -289,14 +289,14 @@ case class RangeSplitExec(
     val keyOrder = orderSpec.zipWithIndex.map { case (o, i) =>
       o.copy(child = BoundReference(i, o.dataType, o.nullable))
     }
-    val (rows, project) = sampled match {
+    val (source, project) = sampled match {
       case Some(plan) => (plan.execute(), None)
       case None => (input, Some((orderSpec.map(_.child), output)))
     }
     val total =
       math.min(conf.rangeExchangeSampleSizePerPartition.toLong * bounds.numRanges, 1000000L)
-    val size = math.ceil(3.0 * total / math.max(rows.getNumPartitions, 1)).toInt
-    val sketches = rows.mapPartitionsWithIndex { (index, rows) =>
+    val size = math.ceil(3.0 * total / math.max(source.getNumPartitions, 1)).toInt
+    val sketches = source.mapPartitionsWithIndex { (index, rows) =>
       val keys = project.fold(rows) { case (keys, attributes) =>
         rows.map(UnsafeProjection.create(keys, attributes))
       }

@@ -1,0 +1,84 @@
+package fastwindow.exec.acrosstasks
+
+import scala.util.Random
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst
+  .expressions.{Ascending, BoundReference, Descending, Literal, NullsFirst, NullsLast, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
+import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
+import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StringType}
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * The ranges a window without PARTITION BY is split into: that Spark's hash partitioning sends
+ * each range's preimage to the range's partition, that bounds split weighted samples evenly and
+ * never between equal keys, and that the integral keys' long comparison finds the same range as
+ * Spark's ordering, in both directions, with NULL keys.
+ */
+class RangeBoundsSuite extends AnyFunSuite {
+
+  private def keyRow(value: Any, dataType: DataType): InternalRow =
+    UnsafeProjection.create(Seq(Literal(value, dataType))).apply(InternalRow.empty).copy()
+
+  test("each range's preimage goes to its partition under Spark's hash partitioning") {
+    for (n <- Seq(1, 2, 7, 200, 1000)) {
+      val preimages = RangeBounds.hashPreimages(n)
+      preimages.zipWithIndex.foreach { case (value, range) =>
+        val partition = HashPartitioning(Seq(Literal(value)), n).partitionIdExpression
+          .eval(InternalRow.empty)
+        assert(partition == range, s"n=$n: $value goes to $partition, not $range")
+      }
+    }
+  }
+
+  test("bounds split weighted samples into even ranges, equal keys in one") {
+    val order = new LazilyGeneratedOrdering(Seq(SortOrder(BoundReference(0, LongType, true),
+          Ascending)))
+    val even = (0 until 1000).map(k => (keyRow(k.toLong, LongType), 1.0))
+    assert(RangeBounds.split(even, 4, order).map(_.getLong(0)).toSeq == Seq(249L, 499L, 749L))
+    // Half of the weight on one key: it ends one range, and no bound repeats it.
+    val skewed = (0 until 100).map(k => (keyRow((if (k < 50) 7 else k).toLong, LongType), 1.0))
+    val bounds = RangeBounds.split(skewed, 4, order).map(_.getLong(0)).toSeq
+    assert(bounds.distinct == bounds && bounds.head == 7L, bounds)
+  }
+
+  test("integral keys compared as longs find the ranges Spark's ordering finds") {
+    val random = new Random(7)
+    for {
+      (dataType, value) <- Seq[(DataType, Random => Any)](
+        (LongType, r => r.nextInt(2000).toLong - 1000), (IntegerType, r => r.nextInt(2000) - 1000))
+      direction <- Seq(Ascending, Descending)
+      nulls <- Seq(NullsFirst, NullsLast)
+    } {
+      val keyOrder = Seq(SortOrder(BoundReference(0, dataType, true), direction, nulls, Seq.empty))
+      val ordering = new LazilyGeneratedOrdering(keyOrder)
+      val bounds = RangeBounds.split(
+        Seq.fill(500)((keyRow(value(random), dataType), 1.0)), 9, ordering)
+      val split = new RangeBounds(9)
+      split.set(bounds, keyOrder)
+      for (_ <- 0 until 2000) {
+        val key = keyRow(if (random.nextInt(20) == 0) null else value(random), dataType)
+        val expected = bounds.indexWhere(b => !ordering.gt(key, b)) match {
+          case -1 => bounds.length
+          case i => i
+        }
+        assert(split.rangeOf(key) == expected, s"$dataType $direction $nulls: $key")
+      }
+    }
+  }
+
+  test("other keys are compared by Spark's ordering, NULL bounds included") {
+    val keyOrder = Seq(SortOrder(BoundReference(0, StringType, true), Ascending))
+    val ordering = new LazilyGeneratedOrdering(keyOrder)
+    val bounds = Array(keyRow(null, StringType), keyRow(UTF8String.fromString("m"), StringType))
+    val split = new RangeBounds(3)
+    split.set(bounds, keyOrder)
+    assert(split.rangeOf(keyRow(null, StringType)) == 0)
+    assert(split.rangeOf(keyRow(UTF8String.fromString("a"), StringType)) == 1)
+    assert(split.rangeOf(keyRow(UTF8String.fromString("m"), StringType)) == 1)
+    assert(split.rangeOf(keyRow(UTF8String.fromString("z"), StringType)) == 2)
+    assert(ordering.lt(bounds(0), bounds(1)))
+  }
+}
