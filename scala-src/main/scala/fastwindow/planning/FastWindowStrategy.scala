@@ -143,10 +143,10 @@ object FastWindowStrategy extends SparkStrategy {
 
   /**
    * A window without PARTITION BY, which Spark runs in one task: spread over ranges of its ORDER
-   * BY keys when [[AcrossTasksSupport]] finds a role for every function, over a range shuffle
-   * planned here (so the summary pass always finds the shuffle's output below the operator:
-   * `fastwindow.exec.acrosstasks.RangedEvaluation`); Spark sorts each range. Halo functions run
-   * in an operator below the seeded ones. Otherwise one task, with the reason in explain.
+   * BY keys when [[AcrossTasksSupport]] finds a role for every function, over the shuffle and
+   * split planned here (`rangeShuffle`: the operators find the map tasks' summaries below them,
+   * see `fastwindow.exec.acrosstasks.RangedEvaluation`); Spark sorts each range. Halo functions
+   * run in an operator below the seeded ones. Otherwise one task, with the reason in explain.
    */
   private def withoutPartitionBy(exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute],
       child: LogicalPlan): SparkPlan = {
