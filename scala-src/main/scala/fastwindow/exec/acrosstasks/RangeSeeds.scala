@@ -15,7 +15,15 @@ final case class RangeSeed(
     windowRows: Long,
     states: Array[InternalRow],
     before: Array[UnsafeRow],
-    after: Array[UnsafeRow])
+    after: Array[UnsafeRow]) {
+
+  /**
+   * Whether the range holds the whole window (one task after adaptive coalescing, or every row in
+   * one range: a single ORDER BY value): no rows before it, whose states are the initial ones,
+   * so Spark's own evaluation can take it over.
+   */
+  def wholeWindow: Boolean = rowsBefore == 0 && (windowRows == 0 || windowRows == rows)
+}
 
 /**
  * Combines the ranges' summaries, in range order, into each range's [[RangeSeed]] (on the driver:

@@ -162,7 +162,7 @@ case class FastWindowExec(
         new MemoryGovernor(TaskMemory.manager.map(new ColumnMemory(_)), maxPartitionBytes),
         new PartitionRowBuffer(bufferThresholds),
         maxPendingRows,
-        if (seeded) FastWindowExec.cannotHandOverRange
+        if (seeded && seed != null && !seed.wholeWindow) FastWindowExec.cannotHandOverRange
         else FastWindowExec.handOverTo(sparkWindow.createEvaluator()),
         iteratorMetrics,
         evaluator
@@ -228,9 +228,10 @@ object FastWindowExec {
   }
 
   /**
-   * A range of a window spread over tasks cannot go to Spark's window evaluation, which would
-   * start it from the range's first row (it only would when memory is refused before the range's
-   * first row is returned: a group of ORDER BY ties larger than the memory granted).
+   * A range of a window spread over tasks that does not hold the whole window cannot go to
+   * Spark's window evaluation, which would start it from the range's first row (it only would
+   * when memory is refused before the range's first row is returned: a group of ORDER BY ties
+   * larger than the memory granted).
    */
   val cannotHandOverRange: Iterator[UnsafeRow] => Iterator[InternalRow] = _ =>
     throw new SparkException("fastwindow: a range of a window without PARTITION BY, spread " +
