@@ -298,6 +298,31 @@ object FastWindowConf {
     parse = positiveInt
   )
 
+  val ACROSS_TASKS_SKEWED_KEYS: Entry[Boolean] = entry(
+    "spark.fastwindow.acrossTasks.skewedKeys",
+    default = true,
+    doc = "With spark.fastwindow.acrossTasks.enabled, also spread a window with PARTITION BY " +
+      "and ORDER BY whose input is read from files or tables (scans, filters, projections) " +
+      "and at least spark.fastwindow.acrossTasks.skewedKeys.minInputSize: a sample of its keys " +
+      "finds at run time the keys that hold at least one task's share of the rows (all rows / " +
+      "spark.sql.shuffle.partitions), whose rows are split into ranges of the ORDER BY keys " +
+      "over every task, summarised and seeded as a window without PARTITION BY is; the other " +
+      "keys' rows go to their tasks by hash, whole, as Spark's shuffle sends them. Not taken " +
+      "when a window above or below it has the same PARTITION BY (it would need its own " +
+      "shuffle), or for the functions a window without PARTITION BY keeps in one task.",
+    parse = bool
+  )
+
+  val ACROSS_TASKS_SKEWED_KEYS_MIN_INPUT_SIZE: Entry[Long] = entry(
+    "spark.fastwindow.acrossTasks.skewedKeys.minInputSize",
+    default = 64L * 1024 * 1024,
+    doc = "The smallest input (Spark's size estimate of the window's input plan, e.g. the " +
+      "files it reads) for which spark.fastwindow.acrossTasks.skewedKeys samples the keys: the " +
+      "sample is a job of its own that reads the key columns, which a small input does not " +
+      "repay.",
+    parse = byteSize
+  )
+
   /** All keys, in declaration (documentation) order. */
   def entries: Seq[Entry[_]] = registered.toSeq
 

@@ -72,7 +72,8 @@ object WindowReport extends AdaptiveSparkPlanHelper {
         case g: GroupOrderExec if g.groupsOwnRows =>
           report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g), note = Some(GroupedNoSort))
         case _ => report(f, Nil).copy(metrics = metricsOf(f),
-            note = sortedNotByHash(f).orElse(Some(f.spread.describe).filter(_.nonEmpty)))
+            note = sortedNotByHash(f).orElse(
+              Some(f.spread.describe(f.partitionSpec.nonEmpty)).filter(_.nonEmpty)))
       }
     case h: HashWindowAggregateExec =>
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),

@@ -12,24 +12,35 @@ package fastwindow.model
  */
 sealed trait Spread extends Serializable {
 
-  /** What explain shows about the spread (empty for the ordinary by-key spread). */
-  def describe: String
+  /**
+   * What explain shows about the spread (empty for the ordinary by-key spread); `skewedKeys`: of
+   * a window with PARTITION BY, whose ranges are of its skewed keys' rows.
+   */
+  def describe(skewedKeys: Boolean): String
 }
 
 object Spread {
 
   /** PARTITION BY keys: Spark's own distribution and order. */
   case object ByKey extends Spread {
-    override def describe: String = ""
+    override def describe(skewedKeys: Boolean): String = ""
   }
 
   /** No PARTITION BY, and at least one function that cannot run in ranges: one task. */
   final case class OneTask(reason: String) extends Spread {
-    override def describe: String = s"in one task: $reason"
+    override def describe(skewedKeys: Boolean): String = s"in one task: $reason"
   }
 
-  /** Spread over ranges of the ORDER BY keys, one task each. */
-  sealed trait Ranges extends Spread
+  /**
+   * Spread over ranges of the ORDER BY keys, one task each; with PARTITION BY, the rows of each
+   * key that holds a large share of them (a skewed key, found from a sample at run time) are, and
+   * the other keys' rows go to their tasks whole.
+   */
+  sealed trait Ranges extends Spread {
+    protected def ranges(skewedKeys: Boolean): String =
+      if (skewedKeys) "across tasks: skewed keys' rows split into ranges of the ORDER BY keys"
+      else "across tasks: ranges of the ORDER BY keys"
+  }
 
   /**
    * Functions that read only rows near the current one (lag/lead, ROWS frames bounded on both
@@ -40,9 +51,8 @@ object Spread {
    * whatever order the shuffle delivers peers in.
    */
   final case class Halos(before: Int, after: Int) extends Ranges {
-    override def describe: String =
-      s"across tasks: ranges of the ORDER BY keys, reading $before rows before and $after " +
-        "after each range"
+    override def describe(skewedKeys: Boolean): String =
+      s"${ranges(skewedKeys)}, reading $before rows before and $after after each range"
   }
 
   /**
@@ -52,7 +62,7 @@ object Spread {
    * aggregates) and knows the window's row count.
    */
   case object Seeded extends Ranges {
-    override def describe: String =
-      "across tasks: ranges of the ORDER BY keys, each seeded with the rows before it"
+    override def describe(skewedKeys: Boolean): String =
+      s"${ranges(skewedKeys)}, each seeded with the rows before it"
   }
 }

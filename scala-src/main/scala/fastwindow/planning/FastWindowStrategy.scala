@@ -1,12 +1,15 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, BoundReference, NamedExpression, SubqueryExpression, WindowFunctionType}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, BoundReference, Expression}
+import org.apache.spark.sql.catalyst.expressions.{NamedExpression, SortOrder, SubqueryExpression, WindowFunctionType}
 import org.apache.spark.sql.catalyst.planning.PhysicalWindow
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Window, WindowGroupLimit}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
-import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
+import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
+import org.apache.spark.sql.execution.columnar.InMemoryRelation
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMode}
 import org.apache.spark.sql.internal.SQLConf
@@ -60,6 +63,9 @@ object FastWindowStrategy extends SparkStrategy {
     case PhysicalWindow(WindowFunctionType.SQL, windowExprs, partitionSpec, orderSpec, child) =>
       // Every fastwindow key the session sets is checked here, before any is used.
       FastWindowConf.validate(SQLConf.get.getAllConfs)
+      // Planned before the windows below it: tell one sharing its PARTITION BY to keep it.
+      keyedBelow(child).filter(sameKeys(_, partitionSpec))
+        .foreach(_.setTagValue(SharesPartitioning, ()))
       if (!FastWindowConf.ENABLED.get()) {
         plan.setTagValue(FallbackReasons, Seq(Disabled))
         Nil
@@ -79,7 +85,8 @@ object FastWindowStrategy extends SparkStrategy {
             withoutPartitionBy(exec, windowPlan, plan.output, child) :: Nil
           case Right(windowPlan) =>
             plan.unsetTagValue(FallbackReasons)
-            operators(exec, windowPlan, plan.output, keepsSparksSort) :: Nil
+            splitsSkewedKeys(exec, windowPlan, plan, child)
+              .getOrElse(operators(exec, windowPlan, plan.output, keepsSparksSort)) :: Nil
           case Left(reasons) =>
             recordFallback(plan, reasons)
             Nil
@@ -143,10 +150,8 @@ object FastWindowStrategy extends SparkStrategy {
 
   /**
    * A window without PARTITION BY, which Spark runs in one task: spread over ranges of its ORDER
-   * BY keys when [[AcrossTasksSupport]] finds a role for every function, over the shuffle and
-   * split planned here (`rangeShuffle`: the operators find the map tasks' summaries below them,
-   * see `fastwindow.exec.acrosstasks.RangedEvaluation`); Spark sorts each range. Halo functions
-   * run in an operator below the seeded ones. Otherwise one task, with the reason in explain.
+   * BY keys when [[AcrossTasksSupport]] finds a role for every function (see `acrossTasks`).
+   * Otherwise one task, with the reason in explain.
    */
   private def withoutPartitionBy(exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute],
       child: LogicalPlan): SparkPlan = {
@@ -157,50 +162,124 @@ object FastWindowStrategy extends SparkStrategy {
     decision match {
       case AcrossTasksSupport.OneTask(spread) =>
         operators(exec.spreadAs(spread), plan, output, keepsSparksSort = true)
-      case AcrossTasksSupport.Split(halos, seededToo, haloOutputs) =>
-        def node(halo: Boolean, spread: Spread, input: SparkPlan) = FastWindowExec(
-          exec.windowExpression.zip(haloOutputs).collect { case (e, h) if h == halo => e },
-          Nil, exec.orderSpec, input, spread)
-        val seeded =
-          if (halos.isEmpty) Some(exec.spreadAs(Spread.Seeded))
-          else if (seededToo) Some(node(halo = false, Spread.Seeded, exec.child))
-          else None
-        val shuffle = rangeShuffle(exec, halos, seeded.map(_.windowPlan), child)
-        (halos, seeded) match {
-          case (None, Some(s)) => s.withNewChildren(Seq(shuffle))
-          case (Some(h), None) => exec.spreadAs(h).withNewChildren(Seq(shuffle))
-          case (Some(h), Some(s)) =>
-            val top = s.withNewChildren(Seq(node(halo = true, h, shuffle)))
-            if (top.output == output) top else ProjectExec(output, top)
-          case (None, None) => throw new IllegalStateException("a split without functions")
-        }
+      case split: AcrossTasksSupport.Split => acrossTasks(exec, split, output, child)
     }
+  }
+
+  /** Marks a logical window whose PARTITION BY a window next to it shares (see below). */
+  private val SharesPartitioning: TreeNodeTag[Unit] = TreeNodeTag[Unit]("fastwindow.sharesKeys")
+
+  /**
+   * A window with PARTITION BY and ORDER BY spread over tasks by its skewed keys (with
+   * `spark.fastwindow.acrossTasks.skewedKeys`; see `acrossTasks`), or None: planned as Spark
+   * plans it. Taken only where the sample that finds the skewed keys is cheap and the shuffle it
+   * replaces would be there anyway: a child of scans, filters and projections (read again for
+   * the sample, projected to the keys) that is not bucketed or cached by key (Spark would not
+   * shuffle it), of at least `skewedKeys.minInputSize`, with no window next to it sharing its
+   * PARTITION BY (Spark shuffles once for both; this window's rows would leave the other's key
+   * partitioning). Keys must be compared by their bytes (the tasks look skewed keys up by them).
+   */
+  private def splitsSkewedKeys(exec: FastWindowExec, plan: WindowPlan, window: LogicalPlan,
+      child: LogicalPlan): Option[SparkPlan] = {
+    val taken = !keyedBelow(child).exists(sameKeys(_, exec.partitionSpec)) &&
+      window.getTagValue(SharesPartitioning).isEmpty &&
+      FastWindowConf.ACROSS_TASKS_ENABLED.get() && FastWindowConf.ACROSS_TASKS_SKEWED_KEYS.get() &&
+      exec.orderSpec.nonEmpty && SQLConf.get.numShufflePartitions >= 2 &&
+      exec.partitionSpec.forall(HashableKeys.hashable) &&
+      readsOnlyScans(child) && !child.collectLeaves().exists(partitionedByKey) &&
+      child.stats.sizeInBytes >= FastWindowConf.ACROSS_TASKS_SKEWED_KEYS_MIN_INPUT_SIZE.get()
+    if (!taken) None
+    else AcrossTasksSupport.decide(plan, exec.orderSpec, child.output) match {
+      case split: AcrossTasksSupport.Split => Some(acrossTasks(exec, split, window.output, child))
+      case _: AcrossTasksSupport.OneTask => None
+    }
+  }
+
+  /** The window or group limit right below a plan (through projections and filters), if any. */
+  private def keyedBelow(plan: LogicalPlan): Option[LogicalPlan] = plan match {
+    case p: Project => keyedBelow(p.child)
+    case f: Filter => keyedBelow(f.child)
+    case w: Window => Some(w)
+    case l: WindowGroupLimit => Some(l)
+    case _ => None
+  }
+
+  private def sameKeys(plan: LogicalPlan, keys: Seq[Expression]): Boolean = keys.nonEmpty && {
+    val theirs = plan match {
+      case w: Window => w.partitionSpec
+      case l: WindowGroupLimit => l.partitionSpec
+      case _ => Nil
+    }
+    theirs.length == keys.length && theirs.zip(keys).forall { case (a, b) => a.semanticEquals(b) }
+  }
+
+  /** A leaf whose scan Spark may report as partitioned by some key (bucketed, cached). */
+  private def partitionedByKey(leaf: LogicalPlan): Boolean = leaf match {
+    case r: LogicalRelation => r.relation match {
+        case fs: HadoopFsRelation => fs.bucketSpec.isDefined
+        case _ => false
+      }
+    case cached: InMemoryRelation =>
+      !cached.cachedPlan.outputPartitioning.isInstanceOf[UnknownPartitioning]
+    case _ => false
+  }
+
+  /**
+   * A window spread over ranges of its ORDER BY keys (all its rows without PARTITION BY, its
+   * skewed keys' rows with it), over the shuffle and split planned here (`rangeShuffle`: the
+   * operators find the map tasks' summaries below them, see
+   * `fastwindow.exec.acrosstasks.RangedEvaluation`); Spark sorts each task's rows. Halo
+   * functions run in an operator below the seeded ones.
+   */
+  private def acrossTasks(exec: FastWindowExec, split: AcrossTasksSupport.Split,
+      output: Seq[Attribute], child: LogicalPlan): SparkPlan = split match {
+    case AcrossTasksSupport.Split(halos, seededToo, haloOutputs) =>
+      def node(halo: Boolean, spread: Spread, input: SparkPlan) = FastWindowExec(
+        exec.windowExpression.zip(haloOutputs).collect { case (e, h) if h == halo => e },
+        exec.partitionSpec, exec.orderSpec, input, spread)
+      val seeded =
+        if (halos.isEmpty) Some(exec.spreadAs(Spread.Seeded))
+        else if (seededToo) Some(node(halo = false, Spread.Seeded, exec.child))
+        else None
+      val shuffle = rangeShuffle(exec, halos, seeded.map(_.windowPlan), child)
+      (halos, seeded) match {
+        case (None, Some(s)) => s.withNewChildren(Seq(shuffle))
+        case (Some(h), None) => exec.spreadAs(h).withNewChildren(Seq(shuffle))
+        case (Some(h), Some(s)) =>
+          val top = s.withNewChildren(Seq(node(halo = true, h, shuffle)))
+          if (top.output == output) top else ProjectExec(output, top)
+        case (None, None) => throw new IllegalStateException("a split without functions")
+      }
   }
 
   /**
    * The shuffle that splits a window's rows into ranges of its ORDER BY keys, one per shuffle
    * partition, with the split below it that finds the ranges from a sample of the keys and
    * summarises them in the map tasks (see [[fastwindow.exec.acrosstasks.RangeSplitExec]]): the
-   * summary holds the seeded operator's aggregates and the halo operator's rows.
+   * summary holds the seeded operator's aggregates and the halo operator's rows. With PARTITION
+   * BY, its keys lead the keys that split the rows (see `RangeBounds`).
    */
   private def rangeShuffle(exec: FastWindowExec, halos: Option[Spread.Halos],
       seeded: Option[WindowPlan], child: LogicalPlan): SparkPlan = {
     val input = exec.child
+    val keysFirst = exec.partitionSpec.map(SortOrder(_, Ascending))
     val aggregates = seeded.toSeq
       .flatMap(RangedEvaluation.seededAggregates(_, Spread.Seeded))
       .map(_._2.function)
     val shape = SummaryShape(
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),
-      halos.fold(exec.orderSpec)(_ => RangeOrder.withTieBreak(exec.orderSpec, input.output)),
+      keysFirst ++
+        halos.fold(exec.orderSpec)(_ => RangeOrder.withTieBreak(exec.orderSpec, input.output)),
       halos.fold(0)(_.after),
       halos.fold(0)(_.before)
     )
-    val keys = exec.orderSpec.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }
-    val bounds = new RangeBounds(SQLConf.get.numShufflePartitions)
+    val keyOrder = keysFirst ++ exec.orderSpec
+    val keys = keyOrder.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }
+    val bounds = new RangeBounds(SQLConf.get.numShufflePartitions, exec.partitionSpec.length)
     val sampled = if (readsOnlyScans(child)) Some(planLater(Project(keys, child))) else None
-    val split = RangeSplitExec(exec.orderSpec, shape, bounds, input, sampled)
+    val split = RangeSplitExec(keyOrder, shape, bounds, input, sampled)
     ShuffleExchangeExec(
-      HashPartitioning(Seq(RangeTarget(exec.orderSpec.map(_.child), bounds)), bounds.numRanges),
+      HashPartitioning(Seq(RangeTarget(keyOrder.map(_.child), bounds)), bounds.numRanges),
       split)
   }
 

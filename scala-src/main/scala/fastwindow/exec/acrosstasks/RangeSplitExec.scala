@@ -2,7 +2,8 @@ package fastwindow.exec.acrosstasks
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst
+  .expressions.{Attribute, BoundReference, Expression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenFallback, LazilyGeneratedOrdering}
 import org.apache.spark.sql.execution.{CoalescedPartitionSpec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.{AQEShuffleReadExec, ShuffleQueryStageExec}
@@ -12,202 +13,9 @@ import org.apache.spark.unsafe.hash.Murmur3_x86_32
 import org.apache.spark.util.AccumulatorV2
 
 /**
- * The ranges of the ORDER BY keys a window without PARTITION BY is split into: found on the driver
- * when the shuffle below the window is prepared ([[RangeSplitExec]]), then read by every map task.
- * Range i holds the keys above bound i-1 and up to bound i (equal keys, one range), as Spark's
- * range partitioning does. A range goes to the shuffle partition of its index through Spark's own
- * hash partitioning (see [[RangeTarget]]), so the shuffle is an ordinary one, coalesced and reused
- * as any other.
- */
-final class RangeBounds(val numRanges: Int) extends Serializable {
-  override def toString: String = s"$numRanges ranges"
-
-  @volatile private var bounds: Array[InternalRow] = _
-  @volatile private var ordering: Ordering[InternalRow] = _
-  @volatile private var preimages: Array[Int] = _
-  // One integral key without NULL bounds: the bounds as longs, compared without the ordering.
-  @volatile private var longBounds: Array[Long] = _
-  @volatile private var longKey: RangeBounds.LongKey = _
-
-  private[acrosstasks] def set(upperBounds: Array[InternalRow], keyOrder: Seq[SortOrder]): Unit = {
-    preimages = RangeBounds.hashPreimages(numRanges)
-    ordering = new LazilyGeneratedOrdering(keyOrder)
-    longKey = RangeBounds.LongKey(keyOrder).orNull
-    longBounds =
-      if (longKey == null || upperBounds.exists(_.isNullAt(0))) null
-      else upperBounds.map(longKey.value)
-    bounds = upperBounds
-  }
-
-  /** The range of a row's ORDER BY keys: the first whose bound is not below them. */
-  def rangeOf(keys: InternalRow): Int =
-    if (longBounds != null && !keys.isNullAt(0)) {
-      val key = longKey.value(keys)
-      var low = 0
-      var high = longBounds.length
-      while (low < high) {
-        val mid = (low + high) >>> 1
-        val above = if (longKey.ascending) key > longBounds(mid) else key < longBounds(mid)
-        if (above) low = mid + 1 else high = mid
-      }
-      low
-    } else {
-      var low = 0
-      var high = bounds.length
-      while (low < high) {
-        val mid = (low + high) >>> 1
-        if (ordering.gt(keys, bounds(mid))) low = mid + 1 else high = mid
-      }
-      low
-    }
-
-  /** An int that Spark's hash partitioning into `numRanges` partitions sends to `range`. */
-  def preimage(range: Int): Int = preimages(range)
-
-  /**
-   * The range of the split's `row` (whose keys are `keys(row)`), kept for [[takeRangeOf]]: the
-   * shuffle asks for the same row's range at once, in the same thread.
-   */
-  def rangeOfRow(row: InternalRow, keys: InternalRow => InternalRow): Int = {
-    val range = rangeOf(keys(row))
-    val last = RangeBounds.lastRow.get()
-    last.row = row
-    last.bounds = this
-    last.range = range
-    range
-  }
-
-  /**
-   * The range of `row`: the one `rangeOfRow` kept if it was for this row (forgotten then, as the
-   * row's object may come back holding the next row), else found here.
-   */
-  def takeRangeOf(row: InternalRow, keys: InternalRow => InternalRow): Int = {
-    val last = RangeBounds.lastRow.get()
-    if ((last.row eq row) && (last.bounds eq this)) {
-      last.row = null
-      last.range
-    } else rangeOf(keys(row))
-  }
-}
-
-object RangeBounds {
-
-  /** The last row whose range was found in this thread (see `RangeBounds.rangeOfRow`). */
-  private final class LastRow {
-    var row: InternalRow = _
-    var bounds: RangeBounds = _
-    var range: Int = 0
-  }
-
-  private val lastRow = ThreadLocal.withInitial[LastRow](() => new LastRow)
-
-  /** One ORDER BY key of an integral type, read as a long, and its direction. */
-  final case class LongKey(ascending: Boolean, isInt: Boolean) {
-    def value(keys: InternalRow): Long = if (isInt) keys.getInt(0).toLong else keys.getLong(0)
-  }
-
-  object LongKey {
-    def apply(keyOrder: Seq[SortOrder]): Option[LongKey] = keyOrder match {
-      case Seq(only) => only.dataType match {
-          case IntegerType | DateType => Some(LongKey(only.isAscending, isInt = true))
-          case LongType | TimestampType | TimestampNTZType =>
-            Some(LongKey(only.isAscending, isInt = false))
-          case _ => None
-        }
-      case _ => None
-    }
-  }
-
-  /** Spark's hash partitioning: `pmod(murmur3(value, seed 42), n)`. */
-  private def hashPartition(value: Int, n: Int): Int = {
-    val h = Murmur3_x86_32.hashInt(value, 42) % n
-    if (h < 0) h + n else h
-  }
-
-  /** For each partition of `n`, the smallest non-negative int that hashes to it. */
-  def hashPreimages(n: Int): Array[Int] = {
-    val found = Array.fill(n)(-1)
-    var left = n
-    var value = 0
-    while (left > 0) {
-      val p = hashPartition(value, n)
-      if (found(p) < 0) {
-        found(p) = value
-        left -= 1
-      }
-      value += 1
-    }
-    found
-  }
-
-  /**
-   * A uniform sample of at most `size` of `keys` (reservoir sampling, seeded: the same rows give
-   * the same sample), and how many keys there were. Only the keys kept are copied.
-   */
-  def sample(keys: Iterator[InternalRow], size: Int, seed: Long): (Long, Array[InternalRow]) = {
-    val kept = new Array[InternalRow](size)
-    val random = new java.util.Random(seed)
-    var seen = 0L
-    while (keys.hasNext) {
-      val key = keys.next()
-      val slot = if (seen < size) seen else (random.nextDouble() * (seen + 1)).toLong
-      if (slot < size) kept(slot.toInt) = key.copy()
-      seen += 1
-    }
-    (seen, if (seen < size) kept.take(seen.toInt) else kept)
-  }
-
-  /**
-   * At most `n - 1` increasing bounds that split weighted sample keys (each standing for `weight`
-   * keys) into `n` ranges of about equal weight.
-   */
-  def split(samples: Seq[(InternalRow, Double)], n: Int, ordering: Ordering[InternalRow])
-      : Array[InternalRow] = {
-    val sorted = samples.sortBy(_._1)(ordering)
-    val step = sorted.map(_._2).sum / n
-    val bounds = Array.newBuilder[InternalRow]
-    var last: InternalRow = null
-    var found = 0
-    var weight = 0.0
-    val each = sorted.iterator
-    while (each.hasNext && found < n - 1) {
-      val (key, w) = each.next()
-      weight += w
-      // A key equal to the last bound cannot start a new range: equal keys share one.
-      if (weight >= step * (found + 1) && (last == null || ordering.gt(key, last))) {
-        bounds += key
-        last = key
-        found += 1
-      }
-    }
-    bounds.result()
-  }
-}
-
-/**
- * The int a row's ORDER BY keys hash to so that `HashPartitioning(RangeTarget(keys), n)` puts it in
- * the partition of its range: the preimage of the range's index (see [[RangeBounds]]). Shown as
- * `fastwindow_range(keys)` in plans.
- */
-case class RangeTarget(children: Seq[Expression], bounds: RangeBounds)
-  extends Expression with CodegenFallback {
-
-  override def nullable: Boolean = false
-  override def dataType: DataType = IntegerType
-  override def prettyName: String = "fastwindow_range"
-  override protected def stringArgs: Iterator[Any] = children.iterator
-
-  @transient private lazy val keys = UnsafeProjection.create(children)
-
-  override def eval(input: InternalRow): Any = bounds.preimage(bounds.takeRangeOf(input, keys))
-
-  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): RangeTarget =
-    copy(children = newChildren)
-}
-
-/**
- * The map side of a window without PARTITION BY spread over ranges, just below the shuffle that
- * splits its rows (its rows pass through unchanged):
+ * The map side of a window spread over ranges (without PARTITION BY, or a skewed key's rows),
+ * just below the shuffle that splits its rows (its rows pass through unchanged). `orderSpec` is
+ * the order of the keys that split them: with PARTITION BY, its keys first (see [[RangeBounds]]).
  *
  *  1. On the driver, when the shuffle is prepared: the range bounds, from a sample of the keys
  *     (taken as Spark's range partitioning for a global ORDER BY takes it): of `sampled`, when
@@ -235,7 +43,7 @@ case class RangeSplitExec(
   override def outputPartitioning = child.outputPartitioning
 
   override protected def stringArgs: Iterator[Any] =
-    Iterator(orderSpec, s"${bounds.numRanges} ranges")
+    Iterator(orderSpec, bounds.toString)
 
   /** The map tasks' summaries and how many map tasks there are; None when they do not summarise. */
   @transient private[acrosstasks] var mapSummaries: Option[(MapSummaries, Int)] = None
@@ -246,7 +54,7 @@ case class RangeSplitExec(
     val input = child.execute()
     setBounds(input)
     val numMaps = input.getNumPartitions
-    val entries = numMaps.toLong * bounds.numRanges * (1 + shape.firstRows + shape.lastRows)
+    val entries = numMaps.toLong * bounds.numSlots * (1 + shape.firstRows + shape.lastRows)
     if (entries > RangeSplitExec.MaxMapSideEntries) input
     else {
       val summaries = new MapSummaries
@@ -257,7 +65,7 @@ case class RangeSplitExec(
       input.mapPartitionsWithIndex { (mapIndex, rows) =>
         val keysOf = UnsafeProjection.create(keys, attributes)
         val ordering = new LazilyGeneratedOrdering(shape.order, attributes)
-        val ranges = new Array[RangeSummarizer](bounds.numRanges)
+        val ranges = new Array[RangeSummarizer](bounds.numSlots)
         var published = false
         new Iterator[InternalRow] {
           override def hasNext: Boolean = {
@@ -271,8 +79,10 @@ case class RangeSplitExec(
           override def next(): InternalRow = {
             val row = rows.next()
             val range = bounds.rangeOfRow(row, keysOf)
-            if (ranges(range) == null) ranges(range) = new RangeSummarizer(shape, ordering)
-            ranges(range).offer(row)
+            if (range >= 0) { // not a key hashed whole to its partition
+              if (ranges(range) == null) ranges(range) = new RangeSummarizer(shape, ordering)
+              ranges(range).offer(row)
+            }
             row
           }
         }
@@ -283,7 +93,8 @@ case class RangeSplitExec(
   /**
    * The bounds of the ranges, from a sample of the keys of each input partition (20 keys per
    * range by default, Spark's `spark.sql.execution.rangeExchange.sampleSizePerPartition`, three
-   * times over as Spark's range partitioning samples), each weighed by its partition's size.
+   * times over as Spark's range partitioning samples), each weighed by its partition's size;
+   * with PARTITION BY, the skewed keys too, and the bounds of each one's rows.
    */
   private def setBounds(input: RDD[InternalRow]): Unit = {
     val keyOrder = orderSpec.zipWithIndex.map { case (o, i) =>
@@ -305,8 +116,18 @@ case class RangeSplitExec(
     val weighed = sketches.toSeq.flatMap { case (count, keys) =>
       keys.map(k => (k, count.toDouble / keys.length))
     }
-    bounds.set(RangeBounds.split(weighed, bounds.numRanges, new LazilyGeneratedOrdering(keyOrder)),
-      keyOrder)
+    val ordering = new LazilyGeneratedOrdering(keyOrder)
+    if (bounds.partitionKeys == 0) {
+      bounds.set(RangeBounds.split(weighed, bounds.numRanges, ordering), keyOrder)
+    } else {
+      val skewed = RangeSplitExec.skewedKeys(weighed, bounds.partitionKeys, keyOrder,
+        bounds.numRanges)
+      bounds.setSkewed(
+        skewed.map { case (key, rows) =>
+          key -> RangeBounds.split(rows, bounds.numRanges, ordering)
+        },
+        keyOrder)
+    }
   }
 
   /** Whether the map tasks' summaries hold what `wanted` asks for. */
@@ -332,22 +153,48 @@ object RangeSplitExec {
    */
   val MaxMapSideEntries: Long = 400000L
 
+  /** The most PARTITION BY keys split over ranges (the largest are). */
+  val MaxSkewedKeys: Int = 64
+
+  /**
+   * The skewed keys of a window with PARTITION BY and their sampled rows, from the weighed sample
+   * of its keys (PARTITION BY keys then ORDER BY keys): each key whose rows weigh at least one
+   * task's fair share (all rows / `numRanges`), which hashed whole to one partition would make
+   * that task at least twice as long as the others on average; at most [[MaxSkewedKeys]] of the
+   * largest. None with fewer than two ranges.
+   */
+  def skewedKeys(weighed: Seq[(InternalRow, Double)], partitionKeys: Int,
+      keyOrder: Seq[SortOrder], numRanges: Int): Seq[(UnsafeRow, Seq[(InternalRow, Double)])] =
+    if (numRanges < 2) Nil
+    else {
+      val keyOf = RangeBounds.prefix(partitionKeys, keyOrder.map(_.dataType))
+      val fairShare = weighed.map(_._2).sum / numRanges
+      weighed.groupBy(w => keyOf(w._1).copy()).toSeq
+        .map { case (key, rows) => (key, rows, rows.map(_._2).sum) }
+        .filter(_._3 >= fairShare)
+        .sortBy(-_._3)
+        .take(MaxSkewedKeys)
+        .map { case (key, rows, _) => (key, rows) }
+    }
+
   /**
    * The shuffle and split below `plan` (the operator's input, below Spark's sort) and, when
    * adaptive execution coalesced the shuffle's partitions, the ranges each task reads (from, until);
-   * None when they are not there, or read in pieces other than whole ranges.
+   * None when they are not there, or (`wholeRangesOnly`) read in pieces other than whole ranges.
    */
-  def below(
-      plan: SparkPlan): Option[(ShuffleExchangeExec, RangeSplitExec, Option[Seq[(Int, Int)]])] =
+  def below(plan: SparkPlan, wholeRangesOnly: Boolean = true)
+      : Option[(ShuffleExchangeExec, RangeSplitExec, Option[Seq[(Int, Int)]])] =
     plan match {
       case read: AQEShuffleReadExec =>
         val ranges = read.partitionSpecs.collect {
           case c: CoalescedPartitionSpec => (c.startReducerIndex, c.endReducerIndex)
         }
-        if (ranges.length != read.partitionSpecs.length) None
-        else below(read.child).map { case (exchange, split, _) => (exchange, split, Some(ranges)) }
-      case stage: ShuffleQueryStageExec => below(stage.plan)
-      case reused: ReusedExchangeExec => below(reused.child)
+        if (wholeRangesOnly && ranges.length != read.partitionSpecs.length) None
+        else below(read.child, wholeRangesOnly).map { case (exchange, split, _) =>
+          (exchange, split, Some(ranges))
+        }
+      case stage: ShuffleQueryStageExec => below(stage.plan, wholeRangesOnly)
+      case reused: ReusedExchangeExec => below(reused.child, wholeRangesOnly)
       case exchange: ShuffleExchangeExec => exchange.child match {
           case split: RangeSplitExec => Some((exchange, split, None))
           case _ => None

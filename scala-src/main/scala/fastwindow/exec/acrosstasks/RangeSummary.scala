@@ -2,7 +2,7 @@ package fastwindow.exec.acrosstasks
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
-  .expressions.{Attribute, EmptyRow, GenericInternalRow, JoinedRow, MutableProjection, SortOrder, SpecificInternalRow, UnsafeRow}
+  .expressions.{Attribute, EmptyRow, Expression, GenericInternalRow, JoinedRow, MutableProjection, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 
@@ -171,12 +171,25 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
 
 object RangeSummarizer {
 
-  /** The summary of one range's rows (as the shuffle delivers them: one pass, no sort). */
-  def summarize(
-      shape: SummaryShape, input: Seq[Attribute], rows: Iterator[InternalRow]): RangeSummary = {
-    val summarizer = new RangeSummarizer(shape, new LazilyGeneratedOrdering(shape.order, input))
-    rows.foreach(summarizer.offer)
-    summarizer.result
+  /**
+   * The summaries of one task's rows (as the shuffle delivers them: one pass, no sort), one per
+   * group: without PARTITION BY one (`groups` None); with it one per skewed key, a row's key
+   * found by the `groups` bounds from its keys (their expressions), rows of other keys skipped.
+   */
+  def summarize(shape: SummaryShape, input: Seq[Attribute], rows: Iterator[InternalRow],
+      numGroups: Int, groups: Option[(RangeBounds, Seq[Expression])]): Array[RangeSummary] = {
+    val ordering = new LazilyGeneratedOrdering(shape.order, input)
+    val summarizers = Array.fill(numGroups)(new RangeSummarizer(shape, ordering))
+    groups match {
+      case None => rows.foreach(summarizers(0).offer)
+      case Some((bounds, keys)) =>
+        val keysOf = UnsafeProjection.create(keys, input)
+        rows.foreach { row =>
+          val slot = bounds.rangeOf(keysOf(row))
+          if (slot >= 0) summarizers(bounds.groupOf(slot)).offer(row)
+        }
+    }
+    summarizers.map(_.result)
   }
 }
 

@@ -1,9 +1,9 @@
 package fastwindow.exec.acrosstasks
 
-import org.apache.spark.SparkContext
+import org.apache.spark.{SparkContext, SparkException}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.SortOrder
+import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -27,8 +27,12 @@ import fastwindow.model.{FrameShape, FunctionSpec, Spread, WindowPlan}
  */
 object RangedEvaluation {
 
-  /** The operator's metrics of its ranges: how many, the driver's time, second reads. */
-  final case class Metrics(numRanges: SQLMetric, summaryTime: SQLMetric, summaryReads: SQLMetric)
+  /**
+   * The operator's metrics of its ranges: how many, the driver's time, second reads, and with
+   * PARTITION BY the keys split into ranges.
+   */
+  final case class Metrics(numRanges: SQLMetric, summaryTime: SQLMetric, summaryReads: SQLMetric,
+      skewedKeys: SQLMetric)
 
   /** The operator's own evaluation of some rows, seeded (or not: null). */
   type Evaluate = (Iterator[InternalRow], RangeSeed) => Iterator[InternalRow]
@@ -53,10 +57,14 @@ object RangedEvaluation {
 
   /**
    * `input`: the operator's input (the ranges, sorted by `order`); `shuffled`: the range shuffle
-   * below it, as the operator reads it (through adaptive execution's coalescing, if any).
+   * below it, as the operator reads it (through adaptive execution's coalescing, if any). With
+   * `partitionSpec`, only the skewed keys' rows are in ranges: each task evaluates the runs of
+   * its rows that hold a skewed key (see [[KeySegments]]) seeded by that key's summaries, and
+   * the rest of its rows as they are.
    */
   def apply(
       plan: WindowPlan,
+      partitionSpec: Seq[Expression],
       order: Seq[SortOrder],
       ranges: Spread.Ranges,
       shuffled: SparkPlan,
@@ -66,20 +74,45 @@ object RangedEvaluation {
     val n = input.getNumPartitions
     if (n == 0) return input
     val start = System.nanoTime()
-    val seeds = if (n == 1) Array(RangeSeed(0L, 0L, 0L, null, Array.empty, Array.empty))
-    else seedsOf(plan, order, ranges, shuffled, input, metrics.summaryReads)
+    val seeds: Array[TaskSeeds] =
+      if (n == 1) Array(TaskSeeds(Array.empty, Array.empty))
+      else seedsOf(plan, order, ranges, shuffled, input, metrics.summaryReads, partitionSpec)
     metrics.summaryTime += (System.nanoTime() - start) / 1000000
     metrics.numRanges += n
+    metrics.skewedKeys += seeds.head.keys.length
     postDriverMetrics(input.sparkContext,
-      Seq(metrics.numRanges, metrics.summaryTime, metrics.summaryReads))
+      Seq(metrics.numRanges, metrics.summaryTime, metrics.summaryReads, metrics.skewedKeys))
     val seedRdd = input.sparkContext.parallelize(seeds.toSeq, n)
-    input.zipPartitions(seedRdd, preservesPartitioning = true) { (rows, seed) =>
-      evaluateRange(ranges, rows, seed.next(), evaluate)
+    val attributes = shuffled.output
+    input.zipPartitions(seedRdd, preservesPartitioning = true) { (rows, taskSeeds) =>
+      val seed = taskSeeds.next()
+      if (partitionSpec.isEmpty) {
+        evaluateRange(ranges, rows, seed.seeds.headOption.getOrElse(Whole), evaluate)
+      } else if (seed.keys.isEmpty) evaluate(rows, null)
+      else {
+        val byKey = new java.util.HashMap[UnsafeRow, RangeSeed]()
+        seed.keys.indices.foreach(g => byKey.put(seed.keys(g), seed.seeds(g)))
+        new KeySegments(rows, UnsafeProjection.create(partitionSpec, attributes), byKey)
+          .flatMap { case (keySeed, segment) =>
+            if (keySeed == null) evaluate(segment, null)
+            else evaluateRange(ranges, segment, keySeed, evaluate)
+          }
+      }
     }
   }
 
+  /** The seed of a range that holds the whole window. */
+  private val Whole = RangeSeed(0L, 0L, 0L, null, Array.empty, Array.empty)
+
+  /**
+   * What one task starts from: without PARTITION BY, its range's seed (`keys` empty); with it,
+   * the seed of each skewed key (`seeds(g)` for `keys(g)`).
+   */
+  final case class TaskSeeds(keys: Array[UnsafeRow], seeds: Array[RangeSeed])
+
   private def seedsOf(plan: WindowPlan, order: Seq[SortOrder], ranges: Spread.Ranges,
-      source: SparkPlan, input: RDD[InternalRow], summaryReads: SQLMetric): Array[RangeSeed] = {
+      source: SparkPlan, input: RDD[InternalRow], summaryReads: SQLMetric,
+      partitionSpec: Seq[Expression]): Array[TaskSeeds] = {
     val seeded = seededAggregates(plan, ranges)
     val fold =
       if (seeded.isEmpty) None else Some(new StateFold(seeded.map(_._2.function), source.output))
@@ -88,32 +121,57 @@ object RangedEvaluation {
       case Spread.Seeded => (0, 0)
     }
     val shape = SummaryShape(fold, order, after, before)
+    val split = RangeSplitExec.below(source, wholeRangesOnly = false).map(_._2)
+    val keys = if (partitionSpec.isEmpty) Array.empty[UnsafeRow]
+    else split.map(_.bounds.skewedKeys.toArray).getOrElse(throw SparkException.internalError(
+        "fastwindow: the range split below a window with skewed keys is not found"))
+    if (partitionSpec.nonEmpty && keys.isEmpty) {
+      return Array.fill(input.getNumPartitions)(TaskSeeds(keys, Array.empty))
+    }
+    val numGroups = math.max(keys.length, 1)
     val summaries = fromMapTasks(source, shape, input.getNumPartitions).getOrElse {
       summaryReads += 1
       val output = source.output
+      val group = split.filter(_ => keys.nonEmpty).map(s => (s.bounds, s.orderSpec.map(_.child)))
       source.execute()
-        .mapPartitions(rows => Iterator(RangeSummarizer.summarize(shape, output, rows)))
+        .mapPartitions(rows =>
+          Iterator(RangeSummarizer.summarize(shape, output, rows, numGroups,
+              group)))
         .collect()
+        .transpose
     }
-    def foldInOrder(i: Int, state: InternalRow): InternalRow = {
+    def foldInOrder(g: Int)(i: Int, state: InternalRow): InternalRow = {
       val f = fold.get
-      input.sparkContext.runJob(input, (rows: Iterator[InternalRow]) => f.fold(state, rows), Seq(i))
-        .head
+      val key = keys.lift(g)
+      val attributes = source.output
+      input.sparkContext.runJob(
+        input,
+        (rows: Iterator[InternalRow]) => {
+          val keyOf = UnsafeProjection.create(partitionSpec, attributes)
+          f.fold(state, key.fold(rows)(k => rows.filter(r => keyOf(r) == k)))
+        },
+        Seq(i)
+      ).head
     }
-    RangeSeeds.combine(summaries, fold, seeded.map(_._1), plan.functions.length, foldInOrder,
-      before, after)
+    val byGroup = summaries.zipWithIndex.map { case (groupSummaries, g) =>
+      RangeSeeds.combine(groupSummaries, fold, seeded.map(_._1), plan.functions.length,
+        foldInOrder(g), before, after)
+    }
+    Array.tabulate(input.getNumPartitions)(t => TaskSeeds(keys, byGroup.map(_(t))))
   }
 
   /**
    * The summary of each of the operator's `numTasks` tasks from the map tasks' summaries of the
-   * ranges it reads (see [[RangeSplitExec]]), when the split below `source` made them for what
-   * `shape` asks (after its map stage has run; it runs here when adaptive execution has not run
-   * it yet); None otherwise.
+   * ranges it reads (see [[RangeSplitExec]]), one array per group of slots (a skewed key; one
+   * without PARTITION BY), when the split below `source` made them for what `shape` asks (after
+   * its map stage has run; it runs here when adaptive execution has not run it yet); None
+   * otherwise.
    */
-  private def fromMapTasks(
-      source: SparkPlan, shape: SummaryShape, numTasks: Int): Option[Array[RangeSummary]] =
+  private def fromMapTasks(source: SparkPlan, shape: SummaryShape,
+      numTasks: Int): Option[Array[Array[RangeSummary]]] =
     RangeSplitExec.below(source).flatMap { case (exchange, split, reads) =>
-      val ranges = reads.getOrElse((0 until split.bounds.numRanges).map(r => (r, r + 1)))
+      val n = split.bounds.numRanges
+      val ranges = reads.getOrElse((0 until n).map(r => (r, r + 1)))
       if (!split.serves(shape) || ranges.length != numTasks) None
       else {
         val dependency = exchange.shuffleDependency
@@ -122,10 +180,12 @@ object RangedEvaluation {
           case (summaries, numMaps) if summaries.value.size == numMaps =>
             val byMap = (0 until numMaps).map(m => summaries.value.get(m))
             val ordering = new LazilyGeneratedOrdering(shape.order, source.output)
-            ranges.map { case (from, until) =>
-              val parts = for (range <- from until until; map <- byMap) yield map(range)
-              RangeSummary.concat(parts, shape.fold, ordering, shape.firstRows, shape.lastRows)
-            }.toArray
+            Array.tabulate(split.bounds.numSlots / n) { g =>
+              ranges.map { case (from, until) =>
+                val parts = for (range <- from until until; map <- byMap) yield map(g * n + range)
+                RangeSummary.concat(parts, shape.fold, ordering, shape.firstRows, shape.lastRows)
+              }.toArray
+            }
         }
       }
     }

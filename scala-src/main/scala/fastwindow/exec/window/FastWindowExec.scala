@@ -6,8 +6,9 @@ import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, SparkExc
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
-  .expressions.{Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning, RangePartitioning, UnspecifiedDistribution}
+  .expressions.{Ascending, Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .plans.physical.{Distribution, Partitioning, RangePartitioning, UnknownPartitioning, UnspecifiedDistribution}
 import org.apache.spark.sql.execution.{InputAdapter, SortExec, SparkPlan, WholeStageCodegenExec}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
@@ -43,7 +44,9 @@ import fastwindow.model.{Spread, WindowPlan}
  * Without PARTITION BY, `spread` (see [[fastwindow.model.Spread]]) may split the window into
  * ranges of its ORDER BY keys, one task each, instead of Spark's one task: it then requires its
  * input range-partitioned by the ORDER BY keys, and each task evaluates its range seeded by a
- * summary of the others ([[fastwindow.exec.acrosstasks.RangedEvaluation]]).
+ * summary of the others ([[fastwindow.exec.acrosstasks.RangedEvaluation]]). With PARTITION BY,
+ * the same for the rows of each skewed key (one that holds a large share of the rows), the
+ * other keys' rows hashed to their tasks whole.
  */
 case class FastWindowExec(
     windowExpression: Seq[NamedExpression],
@@ -57,24 +60,29 @@ case class FastWindowExec(
 
   override protected def stringArgs: Iterator[Any] =
     Iterator(windowExpression, partitionSpec, orderSpec, child) ++
-      Iterator(spread.describe).filter(_.nonEmpty)
+      Iterator(spread.describe(skewedKeys = partitionSpec.nonEmpty)).filter(_.nonEmpty)
 
   // Spread over ranges: the planner puts the shuffle that splits the rows into ranges below (see
-  // fastwindow.exec.acrosstasks.RangeSplitExec), and the ranges are the partitions of a range
-  // partitioning by the ORDER BY keys, in order (so a global ORDER BY above needs no shuffle).
-  // Halo rows need the order within each range fixed (see RangeOrder).
+  // fastwindow.exec.acrosstasks.RangeSplitExec). Without PARTITION BY the ranges are the
+  // partitions of a range partitioning by the ORDER BY keys, in order (so a global ORDER BY above
+  // needs no shuffle); with it, a key's rows may be in several partitions. Halo rows need the
+  // order within each range fixed (see RangeOrder).
   override def requiredChildDistribution: Seq[Distribution] = spread match {
     case _: Spread.Ranges => UnspecifiedDistribution :: Nil
     case _ => super.requiredChildDistribution
   }
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = spread match {
-    case _: Spread.Halos => RangeOrder.withTieBreak(orderSpec, child.output) :: Nil
+    case _: Spread.Halos =>
+      (partitionSpec.map(SortOrder(_, Ascending)) ++
+        RangeOrder.withTieBreak(orderSpec, child.output)) :: Nil
     case _ => super.requiredChildOrdering
   }
 
   override def outputPartitioning: Partitioning = spread match {
-    case _: Spread.Ranges => RangePartitioning(orderSpec, child.outputPartitioning.numPartitions)
+    case _: Spread.Ranges if partitionSpec.isEmpty =>
+      RangePartitioning(orderSpec, child.outputPartitioning.numPartitions)
+    case _: Spread.Ranges => UnknownPartitioning(child.outputPartitioning.numPartitions)
     case _ => super.outputPartitioning
   }
 
@@ -116,7 +124,9 @@ case class FastWindowExec(
     "summaryTime" ->
       SQLMetrics.createTimingMetric(sparkContext, "time to summarise the ranges (driver)"),
     "numSummaryReads" -> SQLMetrics.createMetric(sparkContext,
-      "reads of the shuffle's output to summarise the ranges (past the map tasks' halo cap)")
+      "reads of the shuffle's output to summarise the ranges (past the map tasks' halo cap)"),
+    "numSkewedKeys" ->
+      SQLMetrics.createMetric(sparkContext, "PARTITION BY keys split into ranges (skewed)")
   )
 
   override protected def doExecute(): RDD[InternalRow] = {
@@ -182,13 +192,15 @@ case class FastWindowExec(
     spread match {
       case ranges: Spread.Ranges => RangedEvaluation(
           plan,
+          partitionSpec,
           requiredChildOrdering.head,
           ranges,
           FastWindowExec.rangeShuffle(child),
           child.execute(),
           run,
           RangedEvaluation.Metrics(
-            longMetric("numRanges"), longMetric("summaryTime"), longMetric("numSummaryReads"))
+            longMetric("numRanges"), longMetric("summaryTime"), longMetric("numSummaryReads"),
+            longMetric("numSkewedKeys"))
         )
       case _ => child.execute().mapPartitions(run(_, null))
     }
@@ -234,10 +246,10 @@ object FastWindowExec {
    * larger than the memory granted).
    */
   val cannotHandOverRange: Iterator[UnsafeRow] => Iterator[InternalRow] = _ =>
-    throw new SparkException("fastwindow: a range of a window without PARTITION BY, spread " +
-      "over tasks, did not get the memory its first rows need (a group of ORDER BY ties " +
-      "waiting for its end). Set spark.fastwindow.acrossTasks.enabled=false to run this window " +
-      "in one task.")
+    throw new SparkException("fastwindow: a range of a window spread over tasks (no PARTITION " +
+      "BY, or a skewed key's rows) did not get the memory its first rows need (a group of ORDER " +
+      "BY ties waiting for its end). Set spark.fastwindow.acrossTasks.enabled=false to run this " +
+      "window as Spark plans it.")
 
   /** Evaluates the rows of one window partition with `spark` (created once per task, if used). */
   def handOverTo(spark: => PartitionEvaluator[InternalRow, InternalRow])

@@ -81,4 +81,36 @@ class RangeBoundsSuite extends AnyFunSuite {
     assert(split.rangeOf(keyRow(UTF8String.fromString("z"), StringType)) == 2)
     assert(ordering.lt(bounds(0), bounds(1)))
   }
+
+  test("with PARTITION BY, a skewed key's rows go to every range in order, others whole") {
+    val keyOrder = Seq(SortOrder(BoundReference(0, StringType, true), Ascending),
+      SortOrder(BoundReference(1, LongType, true), Ascending))
+    def row(key: String, o: Long): InternalRow = UnsafeProjection.create(
+      Seq(Literal(if (key == null) null else UTF8String.fromString(key), StringType),
+        Literal(o, LongType))).apply(InternalRow.empty).copy()
+    // NULL and "hot" hold a third of the weight each; 100 other keys share the rest.
+    val sample = (0 until 300).map { i =>
+      (row(if (i % 3 == 0) null else if (i % 3 == 1) "hot" else s"k${i % 100}", i.toLong), 1.0)
+    }
+    val skewed = RangeSplitExec.skewedKeys(sample, 1, keyOrder, 4)
+    assert(skewed.map(k => if (k._1.isNullAt(0)) null else k._1.getUTF8String(0).toString)
+      .toSet == Set(null, "hot"))
+    val ordering = new LazilyGeneratedOrdering(keyOrder)
+    val bounds = new RangeBounds(4, partitionKeys = 1)
+    bounds.setSkewed(skewed.map { case (k, rows) => k -> RangeBounds.split(rows, 4, ordering) },
+      keyOrder)
+    assert(bounds.numSlots == 8)
+    for (key <- Seq(null, "hot")) {
+      val slots = (0 until 300 by 7).map(o => bounds.rangeOf(row(key, o.toLong)))
+      assert(slots.forall(_ >= 0) && slots.map(bounds.groupOf).distinct.size == 1, slots)
+      val partitions = slots.map(bounds.partitionOf)
+      assert(partitions == partitions.sorted && partitions.distinct == (0 until 4), partitions)
+    }
+    for (key <- Seq("k2", "k5", "other")) {
+      val slots = (0 until 300 by 7).map(o => bounds.rangeOf(row(key, o.toLong)))
+      assert(slots.forall(_ < 0) && slots.distinct.size == 1, slots)
+      assert((0 until 4).contains(bounds.partitionOf(slots.head)))
+    }
+    assert(RangeSplitExec.skewedKeys(sample, 1, keyOrder, 1).isEmpty) // one task: nothing to split
+  }
 }

@@ -1,0 +1,159 @@
+"""Windows with PARTITION BY whose skewed keys are spread over tasks, against Spark.
+
+Spark gives each PARTITION BY key one task, so a key that holds a large share of the rows makes
+its task the stage's last. fastwindow (``spark.fastwindow.acrossTasks.skewedKeys``) samples the
+keys at run time, splits the rows of each key holding at least one task's share into ranges of
+its ORDER BY keys over every task (summarised and seeded as a window without PARTITION BY is),
+and hashes the other keys' rows to their tasks whole. Every query here must give Spark's rows
+with its skewed keys split (``numSkewedKeys``); those where it must not be taken, Spark's plan.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import assert_same_as_spark, assert_same_error, run, session_confs
+
+SKEWED = {
+    "spark.fastwindow.acrossTasks.enabled": "true",
+    "spark.fastwindow.acrossTasks.skewedKeys.minInputSize": "0",  # the test inputs are small
+    "spark.sql.shuffle.partitions": "5",
+    "spark.sql.adaptive.coalescePartitions.enabled": "false",
+}
+
+
+def _split(spark, query: str, *, skewed_keys: int, confs=None, ansi=None, summary_reads=0,
+           tolerances=None) -> None:
+    """``query`` gives Spark's rows, each FastWindow of it planned with skewed keys split over
+    ranges, and ``skewed_keys`` of them found at run time."""
+    with session_confs(spark, {**SKEWED, **(confs or {})}):
+        assert_same_as_spark(spark, query, ansi=ansi, tolerances=tolerances)
+        fast = run(spark, query, fastwindow_on=True)
+    for report in fast.reports:
+        assert "skewed keys' rows split" in (report.note or ""), report
+        metrics = dict(report.metrics)
+        assert metrics.get("numSkewedKeys", 0) == skewed_keys, report
+        assert metrics.get("numSummaryReads", 0) == summary_reads, report
+
+
+@pytest.fixture(scope="module")
+def skewed(spark_session):
+    """3,000 rows: ``k`` NULL for a third of them and 'hot' for a third (the skewed keys, at 5
+    tasks), the rest over 41 keys; ``o`` with ties; ``v`` integral; ``x`` with NULLs and NaNs."""
+    spark_session.sql("""
+        create or replace temporary view skewed as
+        select case when id % 3 = 0 then null
+                    when id % 3 = 1 then 'hot'
+                    else concat('k', id % 41) end as k,
+               (id * 7919) % 500 as o,
+               (id * 104729) % 1000 - 500 as v,
+               case when id % 17 = 0 then null
+                    when id % 29 = 0 then cast('NaN' as double)
+                    else cast((id * 7919) % 1000 as double) / 8 end as x,
+               id
+        from range(0, 3000, 1, 3)""")
+    return spark_session
+
+
+# One window specification per query (windows with the same PARTITION BY stacked on each other
+# share Spark's shuffle, and are not split: see test_not_split).
+FUNCTIONS = {
+    # ties of o cross the ranges' bounds: rank, RANGE frames, cume_dist count peers
+    "seeded-ties": """rank() over w rk, percent_rank() over w pr, cume_dist() over w cd,
+                      sum(v) over w s, count(x) over w c, min(v) over w mn
+                      from skewed window w as (partition by k order by o)""",
+    "seeded-desc": """row_number() over w rn, ntile(7) over w nt, max(v) over w mx,
+                      avg(v) over w a
+                      from skewed window w as (partition by k order by x desc nulls last, id)""",
+    "halo": """lag(v) over w l, lead(x, 3, -1.0) over w ld, lag(v, 40) over w l40,
+               sum(v) over (partition by k order by o desc, id
+                            rows between 5 preceding and 2 following) ms,
+               percentile(v, 0.5) over (partition by k order by o desc, id
+                                        rows between 3 preceding and 3 following) med
+               from skewed window w as (partition by k order by o desc, id)""",
+}
+
+
+@pytest.mark.parametrize("functions", FUNCTIONS.values(), ids=FUNCTIONS.keys())
+def test_each_kind_of_function_over_skewed_keys(skewed, spark, functions):
+    _split(spark, f"select id, {functions}", skewed_keys=2)
+
+
+@pytest.mark.parametrize("ansi", [True, False])
+def test_halo_and_seeded_operators_over_the_same_split(skewed, spark, ansi):
+    """One window with both kinds: a halo operator below a seeded one, over one shuffle."""
+    _split(spark, """select id, lead(v) over w ld, row_number() over w rn, sum(v) over w s,
+                            avg(x) over (partition by k order by o, id
+                                         rows between 4 preceding and 2 following) a
+                     from skewed window w as (partition by k order by o, id)""",
+           skewed_keys=2, ansi=ansi, tolerances={"a": "a"})
+
+
+@pytest.mark.parametrize("confs", [{"spark.sql.adaptive.enabled": "false"},
+                                   {"spark.sql.adaptive.coalescePartitions.enabled": "true",
+                                    "spark.sql.adaptive.advisoryPartitionSizeInBytes": "20k"}],
+                         ids=["adaptive-off", "coalesced"])
+def test_adaptive_execution_off_and_coalescing(skewed, spark, confs):
+    """Without adaptive execution the map stage runs before the summaries are read; coalesced
+    tasks read several ranges of a skewed key each."""
+    query = """select id, row_number() over w rn, lag(v, 2) over w l, sum(v) over w s
+               from skewed window w as (partition by k order by o, id)"""
+    with session_confs(spark, {**SKEWED, **confs}):
+        assert_same_as_spark(spark, query)
+        fast = run(spark, query, fastwindow_on=True)
+    assert all("skewed keys' rows split" in (r.note or "") for r in fast.reports), fast.reports
+
+
+def test_summaries_from_the_shuffle_past_the_map_side_cap(skewed, spark):
+    """3 map tasks x 2 keys x 64 ranges x 1,801 entries are more than the map tasks send: each
+    task's rows of each skewed key are summarised from the shuffle's output instead."""
+    _split(spark, """select id, lag(v, 900) over w l, lead(x, 900) over w r
+                     from skewed window w as (partition by k order by o, id)""",
+           skewed_keys=2, confs={"spark.sql.shuffle.partitions": "64"}, summary_reads=1)
+
+
+def test_no_skewed_key(spark_session, spark):
+    """Keys of 30 rows each: none is split, every key goes to its task whole."""
+    query = """select id, row_number() over w rn, lag(id) over w l, sum(id) over w s
+               from range(0, 3000, 1, 3) window w as (partition by id % 100 order by id desc)"""
+    _split(spark, query, skewed_keys=0)
+
+
+def test_skewed_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
+    """Under ANSI, a skewed key whose rows overflow a long when added in shuffle order but not
+    in the window's order: its states are folded in the window's order, as Spark adds them."""
+    spark.sql("""
+        create or replace temporary view swings as
+        select if(id % 10 = 0, id, 0) as k,
+               case when id < 300 then 2 * id else 2 * (id - 300) + 1 end as o,
+               case when id < 300 then 4000000000000000000 else -4000000000000000000 end as v,
+               id
+        from range(600)""")
+    _split(spark, "select id, sum(v) over (partition by k order by o) s from swings",
+           skewed_keys=1, confs={"spark.sql.shuffle.partitions": "3"}, ansi=True)
+    with session_confs(spark, {**SKEWED, "spark.sql.shuffle.partitions": "3"}):
+        condition = assert_same_error(spark, """select sum(id * 4000000000000000)
+            over (partition by id % 7 = 0 order by id) from range(3000)""")
+    assert condition == "ARITHMETIC_OVERFLOW"
+
+
+@pytest.mark.parametrize("query", [
+    # a window above with the same PARTITION BY: Spark shuffles once for both
+    """select id, rn, sum(v) over (partition by k) t from
+       (select id, k, v, row_number() over (partition by k order by o, id) rn from skewed)""",
+    # functions a window without PARTITION BY keeps in one task
+    "select id, dense_rank() over (partition by k order by o) d from skewed",
+], ids=["shares-partition-by", "dense_rank"])
+def test_not_split(skewed, spark, query):
+    with session_confs(spark, SKEWED):
+        assert_same_as_spark(spark, query)
+        fast = run(spark, query, fastwindow_on=True)
+    assert not any("skewed" in (r.note or "") for r in fast.reports), fast.reports
+
+
+def test_not_split_below_the_minimum_input_size(skewed, spark):
+    query = "select id, row_number() over (partition by k order by o, id) rn from skewed"
+    with session_confs(spark, {**SKEWED,
+                               "spark.fastwindow.acrossTasks.skewedKeys.minInputSize": "1g"}):
+        fast = run(spark, query, fastwindow_on=True)
+    assert not any("skewed" in (r.note or "") for r in fast.reports), fast.reports
