@@ -58,7 +58,7 @@ FILE_SECONDS: Dict[str, float] = {
     'test_percentiles.py': 29, 'test_python_api_cli.py': 65, 'test_python_api_jar.py': 1,
     'test_python_api_session.py': 1, 'test_random_queries.py': 125, 'test_range_frames.py': 155,
     'test_ranking.py': 19, 'test_sliding_frames.py': 28, 'test_spark_intents.py': 6,
-    'test_spill.py': 42, 'test_streaming.py': 93}
+    'test_skewed_keys.py': 35, 'test_spill.py': 42, 'test_streaming.py': 93}
 SHARD_DEFAULT = 30.0
 #: Shards of the differential suite on the installed Spark (see parts()).
 SHARDS = 4

@@ -55,9 +55,10 @@ def random_rows(rng: random.Random, n: int):
     return rows
 
 
-#: Whether random windows drop PARTITION BY and end their ORDER BY with the unique ``id``
-#: (set by test_random_spread_windows).
-SPREAD = {"on": False}
+#: Whether random windows end their ORDER BY with the unique ``id`` and drop PARTITION BY
+#: (``on``; set by test_random_spread_windows) or have one or two keys (``keys``; set by
+#: test_random_skewed_key_windows).
+SPREAD = {"on": False, "keys": False}
 
 
 def random_spec(rng: random.Random, need_order: bool) -> str:
@@ -66,7 +67,7 @@ def random_spec(rng: random.Random, need_order: bool) -> str:
     order = [f"{k} {rng.choice(['asc', 'desc'])} nulls {rng.choice(['first', 'last'])}"
              for k in rng.sample(ORDER_KEYS, n_order)]
     if SPREAD["on"]:
-        parts = []
+        parts = rng.sample(PARTITION_KEYS, rng.randint(1, 2)) if SPREAD["keys"] else []
         order += ["id desc"] if order else []
     spec = ""
     if parts:
@@ -260,20 +261,15 @@ def random_table(spark_session):
 
 
 SPREAD_QUERIES = 48
+SKEWED_QUERIES = 24
 
 
-@pytest.mark.parametrize("batch", range(2))
-def test_random_spread_windows(spark, random_table, batch):
-    """Random windows without PARTITION BY, ordered so that every row has its own place (the
-    order of ties is the shuffle's, see below), spread over 5 ranges of 150 rows: the windows
-    every function can spread over run across tasks, the others in one task."""
-    confs = {"spark.fastwindow.acrossTasks.enabled": "true", "spark.sql.shuffle.partitions": "5",
-             "spark.sql.adaptive.coalescePartitions.enabled": "false"}
-    SPREAD["on"] = True
+def _random_spread(spark, name: str, queries: range, confs) -> None:
+    """Random queries (see SPREAD) run with ``confs``, each against Spark (or Spark's error)."""
     try:
         with session_confs(spark, confs):
-            for k in range(batch * SPREAD_QUERIES // 2, (batch + 1) * SPREAD_QUERIES // 2):
-                rng = random.Random(f"{SEED}-spread-{k}")
+            for k in queries:
+                rng = random.Random(f"{SEED}-{name}-{k}")
                 ansi = rng.random() < 0.5
                 query = random_query(rng)
                 try:
@@ -284,10 +280,36 @@ def test_random_spread_windows(spark, random_table, batch):
                     except Exception:  # noqa: BLE001 - as in test_random_queries
                         assert_same_error(spark, query, ansi=ansi)
                 except Exception as e:
-                    raise AssertionError(f"random spread query #{k} (seed {SEED}, ansi={ansi}) "
+                    raise AssertionError(f"random {name} query #{k} (seed {SEED}, ansi={ansi}) "
                                          f"differs:\n{query}") from e
     finally:
-        SPREAD["on"] = False
+        SPREAD["on"] = SPREAD["keys"] = False
+
+
+@pytest.mark.parametrize("batch", range(2))
+def test_random_spread_windows(spark, random_table, batch):
+    """Random windows without PARTITION BY, ordered so that every row has its own place (the
+    order of ties is the shuffle's, see below), spread over 5 ranges of 150 rows: the windows
+    every function can spread over run across tasks, the others in one task."""
+    SPREAD["on"] = True
+    _random_spread(spark, "spread", range(batch * SPREAD_QUERIES // 2,
+                                          (batch + 1) * SPREAD_QUERIES // 2),
+                   {"spark.fastwindow.acrossTasks.enabled": "true",
+                    "spark.sql.shuffle.partitions": "5",
+                    "spark.sql.adaptive.coalescePartitions.enabled": "false"})
+
+
+def test_random_skewed_key_windows(spark, random_table):
+    """Random windows with PARTITION BY (one or two of the table's keys, each holding more than
+    one task's share of the rows at 5 tasks, so every key is skewed), ordered as above: keys
+    split over ranges where every function can spread, Spark's plan otherwise."""
+    SPREAD["on"] = SPREAD["keys"] = True
+    _random_spread(spark, "skewed", range(SKEWED_QUERIES),
+                   {"spark.fastwindow.acrossTasks.enabled": "true",
+                    "spark.fastwindow.acrossTasks.skewedKeys": "true",
+                    "spark.fastwindow.acrossTasks.skewedKeys.minInputSize": "0",
+                    "spark.sql.shuffle.partitions": "5",
+                    "spark.sql.adaptive.coalescePartitions.enabled": "false"})
 
 
 @pytest.mark.parametrize("batch", range(BATCHES))

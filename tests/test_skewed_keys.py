@@ -2,7 +2,7 @@
 
 Spark gives each PARTITION BY key one task, so a key that holds a large share of the rows makes
 its task the stage's last. fastwindow (``spark.fastwindow.acrossTasks.skewedKeys``) samples the
-keys at run time, splits the rows of each key holding at least one task's share into ranges of
+keys at run time, splits the rows of each key holding a quarter of a task's share into ranges of
 its ORDER BY keys over every task (summarised and seeded as a window without PARTITION BY is),
 and hashes the other keys' rows to their tasks whole. Every query here must give Spark's rows
 with its skewed keys split (``numSkewedKeys``); those where it must not be taken, Spark's plan.
@@ -16,6 +16,7 @@ from helpers import assert_same_as_spark, assert_same_error, run, session_confs
 
 SKEWED = {
     "spark.fastwindow.acrossTasks.enabled": "true",
+    "spark.fastwindow.acrossTasks.skewedKeys": "true",
     "spark.fastwindow.acrossTasks.skewedKeys.minInputSize": "0",  # the test inputs are small
     "spark.sql.shuffle.partitions": "5",
     "spark.sql.adaptive.coalescePartitions.enabled": "false",
@@ -105,11 +106,14 @@ def test_adaptive_execution_off_and_coalescing(skewed, spark, confs):
 
 
 def test_summaries_from_the_shuffle_past_the_map_side_cap(skewed, spark):
-    """3 map tasks x 2 keys x 64 ranges x 1,801 entries are more than the map tasks send: each
-    task's rows of each skewed key are summarised from the shuffle's output instead."""
-    _split(spark, """select id, lag(v, 900) over w l, lead(x, 900) over w r
+    """3 map tasks x 64 ranges x 2,201 entries (a count, 2,200 halo rows) for one key are more
+    than the map tasks send: only the largest key is split (of the 43 holding a quarter of a
+    task's share at 64 tasks), its ranges summarised from the shuffle's output instead."""
+    _split(spark, """select id, lag(v, 1100) over w l, lead(x, 1100) over w r
                      from skewed window w as (partition by k order by o, id)""",
-           skewed_keys=2, confs={"spark.sql.shuffle.partitions": "64"}, summary_reads=1)
+           skewed_keys=1, summary_reads=1,
+           confs={"spark.sql.shuffle.partitions": "64",
+                  "spark.fastwindow.acrossTasks.maxHaloRows": "1100"})
 
 
 def test_no_skewed_key(spark_session, spark):
@@ -151,9 +155,12 @@ def test_not_split(skewed, spark, query):
     assert not any("skewed" in (r.note or "") for r in fast.reports), fast.reports
 
 
-def test_not_split_below_the_minimum_input_size(skewed, spark):
+@pytest.mark.parametrize("confs", [
+    {"spark.fastwindow.acrossTasks.skewedKeys.minInputSize": "1g"},
+    {"spark.fastwindow.acrossTasks.skewedKeys": "false"},
+], ids=["below-min-input-size", "off"])
+def test_not_split_by_settings(skewed, spark, confs):
     query = "select id, row_number() over (partition by k order by o, id) rn from skewed"
-    with session_confs(spark, {**SKEWED,
-                               "spark.fastwindow.acrossTasks.skewedKeys.minInputSize": "1g"}):
+    with session_confs(spark, {**SKEWED, **confs}):
         fast = run(spark, query, fastwindow_on=True)
     assert not any("skewed" in (r.note or "") for r in fast.reports), fast.reports

@@ -163,7 +163,8 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
     if sized:
         fig, ax = plt.subplots(figsize=(7, 4.5))
         colors = {"fastwindow": "tab:red", "fastwindow_split": "tab:orange",
-                  "fastwindow_exact": "tab:purple", "fastwindow_spread": "tab:cyan", "fastwindow_sorted": "tab:brown",
+                  "fastwindow_exact": "tab:purple", "fastwindow_spread": "tab:cyan", "fastwindow_skewed": "tab:olive",
+                  "fastwindow_sorted": "tab:brown",
                   "spark": "tab:blue", "spark_segtree": "tab:green",
                   "duckdb": "tab:gray"}
         styles = dict(zip(sorted({c.shape for c in sized}), ["-", "--", ":"]))

@@ -13,6 +13,7 @@ SPLIT_MIXED_KEY = "spark.fastwindow.streaming.splitMixed"
 EXACT_FLOATS_KEY = "spark.fastwindow.exactFloats"
 GROUP_SORT_KEY = "spark.fastwindow.groupSort.enabled"
 ACROSS_TASKS_KEY = "spark.fastwindow.acrossTasks.enabled"
+SKEWED_KEYS_KEY = "spark.fastwindow.acrossTasks.skewedKeys"
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,12 @@ SPARK_SYSTEMS = [
     System("fastwindow_spread",
            {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
             EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true"}),
+    # Also PARTITION BY windows whose skewed keys are split over tasks
+    # (spark.fastwindow.acrossTasks.skewedKeys, off by default).
+    System("fastwindow_skewed",
+           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true",
+            SKEWED_KEYS_KEY: "true"}),
     # Spark's sort of the whole task below FastWindow, instead of each task's rows grouped by key
     # by hash and each window partition sorted alone (spark.fastwindow.groupSort.enabled off).
     System("fastwindow_sorted",
@@ -49,7 +56,7 @@ SPARK_SYSTEMS = [
 
 
 #: Systems compared with fastwindow in reports (ratio = theirs / fastwindow's), in column order.
-OTHER_SYSTEMS = ("fastwindow_spread", "fastwindow_split", "fastwindow_exact", "fastwindow_sorted", "spark",
+OTHER_SYSTEMS = ("fastwindow_spread", "fastwindow_skewed", "fastwindow_split", "fastwindow_exact", "fastwindow_sorted", "spark",
                  "spark_segtree", "duckdb")
 #: The reference without a window (see fastwindow.bench): reported as Spark's ceiling, no ratio.
 SHUFFLE_ONLY = "shuffle_only"

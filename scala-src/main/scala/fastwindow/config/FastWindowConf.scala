@@ -300,16 +300,18 @@ object FastWindowConf {
 
   val ACROSS_TASKS_SKEWED_KEYS: Entry[Boolean] = entry(
     "spark.fastwindow.acrossTasks.skewedKeys",
-    default = true,
+    default = false,
     doc = "With spark.fastwindow.acrossTasks.enabled, also spread a window with PARTITION BY " +
       "and ORDER BY whose input is read from files or tables (scans, filters, projections) " +
       "and at least spark.fastwindow.acrossTasks.skewedKeys.minInputSize: a sample of its keys " +
-      "finds at run time the keys that hold at least one task's share of the rows (all rows / " +
-      "spark.sql.shuffle.partitions), whose rows are split into ranges of the ORDER BY keys " +
-      "over every task, summarised and seeded as a window without PARTITION BY is; the other " +
-      "keys' rows go to their tasks by hash, whole, as Spark's shuffle sends them. Not taken " +
-      "when a window above or below it has the same PARTITION BY (it would need its own " +
-      "shuffle), or for the functions a window without PARTITION BY keeps in one task.",
+      "(a job that reads the key columns) finds at run time the keys that hold at least a " +
+      "quarter of one task's share of the rows (all rows / spark.sql.shuffle.partitions); " +
+      "their rows are split into ranges of the ORDER BY keys over every task, summarised and " +
+      "seeded as a window without PARTITION BY is, and the other keys' rows go to their tasks " +
+      "by hash, whole. Not taken when a window above or below it has the same PARTITION BY " +
+      "(it would need a shuffle of its own), or for the functions a window without PARTITION " +
+      "BY keeps in one task. Off by default: the sample costs every such window a read of its " +
+      "key columns, also when no key is skewed (see the README).",
     parse = bool
   )
 

@@ -67,13 +67,15 @@ object WindowReport extends AdaptiveSparkPlanHelper {
 
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
-    case f: FastWindowExec => f.child match {
+    case f: FastWindowExec =>
+      val spread = Some(f.spread.describe(f.partitionSpec.nonEmpty)).filter(_.nonEmpty)
+      f.child match {
         // The order made below it by hash: its metrics (sorted tasks, memory) count as the window's.
         case g: GroupOrderExec if g.groupsOwnRows =>
-          report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g), note = Some(GroupedNoSort))
+          report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g),
+            note = Some((spread.toSeq :+ GroupedNoSort).mkString("; ")))
         case _ => report(f, Nil).copy(metrics = metricsOf(f),
-            note = sortedNotByHash(f).orElse(
-              Some(f.spread.describe(f.partitionSpec.nonEmpty)).filter(_.nonEmpty)))
+            note = sortedNotByHash(f).orElse(spread))
       }
     case h: HashWindowAggregateExec =>
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),

@@ -228,8 +228,10 @@ object FastWindowStrategy extends SparkStrategy {
    * A window spread over ranges of its ORDER BY keys (all its rows without PARTITION BY, its
    * skewed keys' rows with it), over the shuffle and split planned here (`rangeShuffle`: the
    * operators find the map tasks' summaries below them, see
-   * `fastwindow.exec.acrosstasks.RangedEvaluation`); Spark sorts each task's rows. Halo
-   * functions run in an operator below the seeded ones.
+   * `fastwindow.exec.acrosstasks.RangedEvaluation`); Spark sorts each task's rows (with
+   * PARTITION BY, a [[fastwindow.exec.grouporder.GroupOrderExec]] orders them when
+   * `spark.fastwindow.groupSort.enabled`). Halo functions run in an operator below the seeded
+   * ones.
    */
   private def acrossTasks(exec: FastWindowExec, split: AcrossTasksSupport.Split,
       output: Seq[Attribute], child: LogicalPlan): SparkPlan = split match {
@@ -241,7 +243,15 @@ object FastWindowStrategy extends SparkStrategy {
         if (halos.isEmpty) Some(exec.spreadAs(Spread.Seeded))
         else if (seededToo) Some(node(halo = false, Spread.Seeded, exec.child))
         else None
-      val shuffle = rangeShuffle(exec, halos, seeded.map(_.windowPlan), child)
+      val ranges = rangeShuffle(exec, halos, seeded.map(_.windowPlan), child)
+      // Skewed keys: each task's rows grouped by key by hash, each key's rows sorted alone.
+      val shuffle =
+        if (exec.partitionSpec.isEmpty || !FastWindowConf.GROUP_SORT_ENABLED.get()) ranges
+        else {
+          val order = halos.fold(exec.orderSpec)(_ =>
+            RangeOrder.withTieBreak(exec.orderSpec, exec.child.output))
+          GroupOrderExec(exec.partitionSpec, order, ranges, skewedKeysSplit = true)
+        }
       (halos, seeded) match {
         case (None, Some(s)) => s.withNewChildren(Seq(shuffle))
         case (Some(h), None) => exec.spreadAs(h).withNewChildren(Seq(shuffle))

@@ -43,6 +43,12 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
   @volatile private var keyBounds: Array[Array[InternalRow]] = _
   @transient private lazy val partitionKeyOf = RangeBounds.prefix(partitionKeys, keyTypes)
   @volatile private var keyTypes: Seq[DataType] = _
+  // One integral PARTITION BY key: the skewed ones as sorted longs (their groups beside them, and
+  // the NULL key's group or -1), looked up without projecting the key.
+  @volatile private var skewedLongs: Array[Long] = _
+  @volatile private var skewedLongGroups: Array[Int] = _
+  @volatile private var nullGroup: Int = -1
+  @volatile private var partitionLongKey: RangeBounds.LongKey = _
 
   private[acrosstasks] def set(upperBounds: Array[InternalRow], keyOrder: Seq[SortOrder]): Unit = {
     preimages = RangeBounds.hashPreimages(numRanges)
@@ -67,6 +73,14 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
     keys.zipWithIndex.foreach { case ((key, _), g) => index.put(key, g) }
     keyBounds = keys.map(_._2).toArray
     skewed = index
+    partitionLongKey = RangeBounds.LongKey(keyOrder.take(partitionKeys)).orNull
+    if (partitionLongKey != null) {
+      val valued = keys.map(_._1).zipWithIndex.filterNot(_._1.isNullAt(0))
+        .map { case (key, g) => (partitionLongKey.value(key), g) }.sortBy(_._1)
+      skewedLongs = valued.map(_._1).toArray
+      skewedLongGroups = valued.map(_._2).toArray
+      nullGroup = keys.indexWhere(_._1.isNullAt(0))
+    }
   }
 
   /** The skewed keys, in the order of their slots (none without PARTITION BY). */
@@ -87,7 +101,20 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
 
   /** The slot of a row's keys (see the class's comment). */
   def rangeOf(keys: InternalRow): Int =
-    if (partitionKeys > 0) {
+    if (partitionLongKey != null) {
+      val g =
+        if (keys.isNullAt(0)) nullGroup
+        else {
+          val at = java.util.Arrays.binarySearch(skewedLongs, partitionLongKey.value(keys))
+          if (at >= 0) skewedLongGroups(at) else -1
+        }
+      if (g >= 0) g * numRanges + search(keyBounds(g), keys)
+      else if (keys.isNullAt(0)) -1
+      else {
+        val hash = Murmur3_x86_32.hashLong(partitionLongKey.value(keys), 42)
+        -1 - ((hash % numRanges + numRanges) % numRanges)
+      }
+    } else if (partitionKeys > 0) {
       val key = partitionKeyOf(keys)
       val g = skewed.get(key)
       if (g == null) {

@@ -120,8 +120,14 @@ case class RangeSplitExec(
     if (bounds.partitionKeys == 0) {
       bounds.set(RangeBounds.split(weighed, bounds.numRanges, ordering), keyOrder)
     } else {
+      // As many keys as the map tasks' summaries can hold (at least one).
+      val perKey = input.getNumPartitions.toLong * bounds.numRanges *
+        (1 + shape.firstRows + shape.lastRows)
+      val maxKeys = math.max(1L,
+        math.min(RangeSplitExec.MaxSkewedKeys,
+          RangeSplitExec.MaxMapSideEntries / math.max(perKey, 1L))).toInt
       val skewed = RangeSplitExec.skewedKeys(weighed, bounds.partitionKeys, keyOrder,
-        bounds.numRanges)
+        bounds.numRanges, maxKeys)
       bounds.setSkewed(
         skewed.map { case (key, rows) =>
           key -> RangeBounds.split(rows, bounds.numRanges, ordering)
@@ -158,22 +164,23 @@ object RangeSplitExec {
 
   /**
    * The skewed keys of a window with PARTITION BY and their sampled rows, from the weighed sample
-   * of its keys (PARTITION BY keys then ORDER BY keys): each key whose rows weigh at least one
-   * task's fair share (all rows / `numRanges`), which hashed whole to one partition would make
-   * that task at least twice as long as the others on average; at most [[MaxSkewedKeys]] of the
-   * largest. None with fewer than two ranges.
+   * of its keys (PARTITION BY keys then ORDER BY keys): each key whose rows weigh at least a
+   * quarter of one task's fair share (all rows / `numRanges`), which hashed whole to one partition
+   * would make that task a quarter longer than the others on average or more; at most `maxKeys`
+   * of the largest. None with fewer than two ranges.
    */
   def skewedKeys(weighed: Seq[(InternalRow, Double)], partitionKeys: Int,
-      keyOrder: Seq[SortOrder], numRanges: Int): Seq[(UnsafeRow, Seq[(InternalRow, Double)])] =
+      keyOrder: Seq[SortOrder], numRanges: Int,
+      maxKeys: Int): Seq[(UnsafeRow, Seq[(InternalRow, Double)])] =
     if (numRanges < 2) Nil
     else {
       val keyOf = RangeBounds.prefix(partitionKeys, keyOrder.map(_.dataType))
-      val fairShare = weighed.map(_._2).sum / numRanges
+      val quarterShare = weighed.map(_._2).sum / numRanges / 4
       weighed.groupBy(w => keyOf(w._1).copy()).toSeq
         .map { case (key, rows) => (key, rows, rows.map(_._2).sum) }
-        .filter(_._3 >= fairShare)
+        .filter(_._3 >= quarterShare)
         .sortBy(-_._3)
-        .take(MaxSkewedKeys)
+        .take(maxKeys)
         .map { case (key, rows, _) => (key, rows) }
     }
 

@@ -5,7 +5,8 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
   .expressions.{Ascending, Attribute, Expression, SortOrder, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
+import org.apache.spark.sql.catalyst
+  .plans.physical.{ClusteredDistribution, Distribution, Partitioning, UnspecifiedDistribution}
 import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.TaskMemory
@@ -32,15 +33,18 @@ import fastwindow.exec.shared.{ColumnMemory, MemoryBudget, RowOrderings}
 case class GroupOrderExec(
     partitionSpec: Seq[Expression],
     orderSpec: Seq[SortOrder],
-    child: SparkPlan)
+    child: SparkPlan,
+    skewedKeysSplit: Boolean = false)
   extends UnaryExecNode {
 
   override def nodeName: String = "FastGroupOrder"
 
   override def output: Seq[Attribute] = child.output
 
+  // Below a window whose skewed keys are split over tasks, the split's shuffle decides which
+  // rows a task gets (a skewed key's in several).
   override def requiredChildDistribution: Seq[Distribution] =
-    ClusteredDistribution(partitionSpec) :: Nil
+    (if (skewedKeysSplit) UnspecifiedDistribution else ClusteredDistribution(partitionSpec)) :: Nil
 
   override def outputPartitioning: Partitioning = child.outputPartitioning
 

@@ -9,7 +9,9 @@ import org.apache.spark.sql.catalyst
   .expressions.{Ascending, Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst
   .plans.physical.{Distribution, Partitioning, RangePartitioning, UnknownPartitioning, UnspecifiedDistribution}
-import org.apache.spark.sql.execution.{InputAdapter, SortExec, SparkPlan, WholeStageCodegenExec}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeLike
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
@@ -228,15 +230,13 @@ object FastWindowExec {
 
   /**
    * The range shuffle below an operator spread over ranges (the planner put it there), through
-   * Spark's sort, its codegen wrappers and a halo operator below a seeded one.
+   * what orders each task's rows, its codegen wrappers and a halo operator below a seeded one.
    */
   @tailrec
   def rangeShuffle(plan: SparkPlan): SparkPlan = plan match {
-    case w: FastWindowExec if w.spread.isInstanceOf[Spread.Ranges] => rangeShuffle(w.child)
-    case s: SortExec => rangeShuffle(s.child)
-    case w: WholeStageCodegenExec => rangeShuffle(w.child)
-    case i: InputAdapter => rangeShuffle(i.child)
-    case other => other
+    case read @ (_: AQEShuffleReadExec | _: ShuffleExchangeLike) => read
+    case one: UnaryExecNode => rangeShuffle(one.child)
+    case other => other // a query stage or a reused exchange
   }
 
   /**

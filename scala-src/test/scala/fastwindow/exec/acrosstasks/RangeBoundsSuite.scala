@@ -88,11 +88,12 @@ class RangeBoundsSuite extends AnyFunSuite {
     def row(key: String, o: Long): InternalRow = UnsafeProjection.create(
       Seq(Literal(if (key == null) null else UTF8String.fromString(key), StringType),
         Literal(o, LongType))).apply(InternalRow.empty).copy()
-    // NULL and "hot" hold a third of the weight each; 100 other keys share the rest.
+    // NULL and "hot" hold a third of the weight each; 100 other keys share the rest (1% each,
+    // less than a quarter of a task's share at 4 tasks).
     val sample = (0 until 300).map { i =>
       (row(if (i % 3 == 0) null else if (i % 3 == 1) "hot" else s"k${i % 100}", i.toLong), 1.0)
     }
-    val skewed = RangeSplitExec.skewedKeys(sample, 1, keyOrder, 4)
+    val skewed = RangeSplitExec.skewedKeys(sample, 1, keyOrder, 4, maxKeys = 64)
     assert(skewed.map(k => if (k._1.isNullAt(0)) null else k._1.getUTF8String(0).toString)
       .toSet == Set(null, "hot"))
     val ordering = new LazilyGeneratedOrdering(keyOrder)
@@ -111,6 +112,6 @@ class RangeBoundsSuite extends AnyFunSuite {
       assert(slots.forall(_ < 0) && slots.distinct.size == 1, slots)
       assert((0 until 4).contains(bounds.partitionOf(slots.head)))
     }
-    assert(RangeSplitExec.skewedKeys(sample, 1, keyOrder, 1).isEmpty) // one task: nothing to split
+    assert(RangeSplitExec.skewedKeys(sample, 1, keyOrder, 1, 64).isEmpty) // one task: nothing to split
   }
 }
