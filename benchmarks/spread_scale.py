@@ -1,10 +1,13 @@
-"""How evenly a window without PARTITION BY spreads over tasks (spark.fastwindow.acrossTasks).
+"""How evenly a window spreads over tasks (spark.fastwindow.acrossTasks): without PARTITION BY,
+and with a PARTITION BY key that holds half of the rows (by key, and with
+spark.fastwindow.acrossTasks.skewedKeys).
 
 For each query and each count of shuffle partitions (adaptive coalescing off, so every range is a
 task), runs the query into Spark's no-op sink and prints the largest task's share of the rows the
 window stage read from the shuffle, as a multiple of the fair share (1 / partitions): the issue's
 criterion is at most 1.3x. The rows are the bench's ``none`` shape (``o`` unique, ``ts`` a
-timestamp every 7 s, ``v`` with NULLs), made by ``spark.range``.
+timestamp every 7 s, ``v`` with NULLs), made by ``spark.range``, with ``p``: 0 for half of the
+rows (drawn by hash), else one of 400,000 keys.
 
     python benchmarks/spread_scale.py                        # 8M rows, 2, 8 and 32 partitions
     python benchmarks/spread_scale.py --rows 1000000 --partitions 4,16
@@ -19,11 +22,18 @@ from pyspark.sql import SparkSession
 import fastwindow
 from fastwindow.bench_tasks import largest_task_share
 
+SKEWED_KEYS = "spark.fastwindow.acrossTasks.skewedKeys"
+
+#: name -> (query, whether skewed keys are split)
 QUERIES = {
-    "row_number": "SELECT *, row_number() OVER (ORDER BY o) AS r FROM t",
-    "running_sum_lag": "SELECT *, sum(v) OVER (ORDER BY o) AS s, lag(v) OVER (ORDER BY o) AS l "
-                       "FROM t",
-    "rank_ts": "SELECT *, rank() OVER (ORDER BY ts) AS r FROM t",
+    "row_number": ("SELECT *, row_number() OVER (ORDER BY o) AS r FROM t", False),
+    "running_sum_lag": ("SELECT *, sum(v) OVER (ORDER BY o) AS s, lag(v) OVER (ORDER BY o) AS l "
+                        "FROM t", False),
+    "rank_ts": ("SELECT *, rank() OVER (ORDER BY ts) AS r FROM t", False),
+    **{f"hot_key_{how}": ("SELECT *, row_number() OVER w AS r, lag(v) OVER w AS l, "
+                          "sum(v) OVER w AS s FROM t WINDOW w AS (PARTITION BY p ORDER BY o)",
+                          how == "split")
+       for how in ("by_key", "split")},
 }
 
 
@@ -38,11 +48,14 @@ def main() -> None:
     spark.range(0, args.rows, 1, 4).selectExpr(
         "id AS o", "timestamp_seconds(1704067200 + id * 7) AS ts",
         "CASE WHEN pmod(id, 13) = 0 THEN NULL ELSE pmod(xxhash64(id, 2), 1000000) - 500000 END AS v",
+        "CASE WHEN pmod(xxhash64(id, 3), 2) = 0 THEN 0 ELSE 1 + pmod(xxhash64(id, 4), 400000) END AS p",
     ).createOrReplaceTempView("t")
     spark.conf.set("spark.fastwindow.acrossTasks.enabled", "true")
+    spark.conf.set("spark.fastwindow.acrossTasks.skewedKeys.minInputSize", "0")
     spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
     print(f"{'query':18s} {'partitions':>10s} {'largest task':>13s} {'x fair share':>13s}")
-    for name, sql in QUERIES.items():
+    for name, (sql, split) in QUERIES.items():
+        spark.conf.set(SKEWED_KEYS, str(split).lower())
         for n in (int(x) for x in args.partitions.split(",")):
             spark.conf.set("spark.sql.shuffle.partitions", str(n))
             share = largest_task_share(
