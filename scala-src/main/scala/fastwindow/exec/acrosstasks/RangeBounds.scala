@@ -1,16 +1,11 @@
 package fastwindow.exec.acrosstasks
 
-import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
-  .expressions.{Attribute, BoundReference, Expression, SortOrder, UnsafeProjection, UnsafeRow}
+  .expressions.{BoundReference, Expression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenFallback, LazilyGeneratedOrdering}
-import org.apache.spark.sql.execution.{CoalescedPartitionSpec, SparkPlan}
-import org.apache.spark.sql.execution.adaptive.{AQEShuffleReadExec, ShuffleQueryStageExec}
-import org.apache.spark.sql.execution.exchange.{ReusedExchangeExec, ShuffleExchangeExec}
 import org.apache.spark.sql.types.{DataType, DateType, IntegerType, LongType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.hash.Murmur3_x86_32
-import org.apache.spark.util.AccumulatorV2
 
 /**
  * The ranges of the ORDER BY keys a window is split into: found on the driver when the shuffle
