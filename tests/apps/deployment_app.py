@@ -56,6 +56,10 @@ QUERIES = {
     "across_tasks": f"""SELECT id, row_number() OVER w AS rn, sum(v) OVER w AS s,
         lag(n, 2) OVER w AS lg, avg(d) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 3 FOLLOWING)
         AS a FROM {DATA} WINDOW w AS (ORDER BY id)""",
+    # A key with half of the rows split over ranges (spark.fastwindow.acrossTasks.skewedKeys,
+    # set in check): the other keys' rows hashed whole to their tasks.
+    "skewed_keys": f"""SELECT id, row_number() OVER w AS rn, sum(v) OVER w AS s, lag(n) OVER w AS lg
+        FROM {DATA} WINDOW w AS (PARTITION BY CASE WHEN id % 2 = 0 THEN -1 ELSE p END ORDER BY id)""",
 }
 
 
@@ -84,6 +88,8 @@ def check(spark):
     # the differential suite.
     spark.conf.set("spark.fastwindow.exactFloats", "true")
     spark.conf.set("spark.fastwindow.acrossTasks.enabled", "true")
+    spark.conf.set("spark.fastwindow.acrossTasks.skewedKeys", "true")
+    spark.conf.set("spark.fastwindow.acrossTasks.skewedKeys.minInputSize", "0")
     spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")  # keep the ranges
     spark.conf.set("spark.sql.shuffle.partitions", "4")
     results = []
@@ -104,6 +110,7 @@ def check(spark):
                 "error": error_on, "error_off": error_off,
                 "fastwindow_on": "FastWindow" in plan_on,
                 "across_tasks": "across tasks: ranges" in plan_on,
+                "skewed_keys": "skewed keys' rows split" in plan_on,
                 "window_off": "Window" in plan_off and "FastWindow" not in plan_off,
                 "plan_on": None if "FastWindow" in plan_on else plan_on,
             })
