@@ -48,3 +48,25 @@ def test_support_matrix_matches_the_build():
     assert readme_section("support-matrix") == line_suite.support_matrix(), (
         "README's support matrix is stale: regenerate it with `python tests/line_suite.py "
         "--markdown`")
+
+
+def test_explain_sample_is_what_explain_prints(spark_session):
+    """The "Did my query use it?" sample: its query, run over a table of its columns, prints
+    exactly the report the README shows (a fallback fastwindow still has)."""
+    import fastwindow
+
+    query = re.search(r'df = spark\.sql\("(.*?)"\)', README.split("## Did my query use it?")[1])
+    assert query, "the README's explain sample has no spark.sql(...) query"
+    spark_session.sql("create or replace temporary view t as "
+                      "select id % 3 as p, id, array(id % 5) as arr from range(10)")
+    printed = "\n".join(str(r) for r in fastwindow.explain(spark_session.sql(query.group(1))))
+    shown = readme_section("explain-sample").strip().strip("`").strip()
+    assert printed == shown, f"README's explain sample is stale; fastwindow prints:\n{printed}"
+
+
+def test_shell_blocks_continue_their_lines():
+    """A line ending in a backslash continues the command; a comment after that backslash ends
+    the command there when the block is pasted into a shell (and the next line runs alone)."""
+    for block in re.findall(r"```bash\n(.*?)```", README, re.S):
+        for line in block.splitlines():
+            assert not re.search(r"\\\s+#", line), f"a comment after a continuation: {line}"

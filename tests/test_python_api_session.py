@@ -162,6 +162,21 @@ def test_connect_dataframe_is_refused(fn):
     _assert_connect_message(str(err.value))
 
 
+@pytest.mark.parametrize("fn", [fastwindow.explain, fastwindow.explain_string])
+def test_explain_of_a_session_asks_for_a_dataframe(fn):
+    """A session where a DataFrame was meant: not mistaken for a Spark Connect session."""
+    for session, got in ((FakeClassicSession("4.3.0"), "FakeClassicSession"),
+                         (FakeConnectSession(), "FakeConnectSession"), ("x", "str")):
+        with pytest.raises(FastWindowError, match=r"takes a DataFrame") as err:
+            fn(session)
+        assert got in str(err.value) and "Spark Connect" not in str(err.value)
+
+
+def test_configure_of_something_else_names_what_it_takes():
+    with pytest.raises(FastWindowError, match=r"takes a SparkSession\.Builder .* got str"):
+        fastwindow.configure("x")
+
+
 def test_configure_refuses_remote_builder():
     with pytest.raises(FastWindowError) as err:
         fastwindow.configure(FakeBuilder(**{"spark.remote": "sc://spark-server:15002"}))

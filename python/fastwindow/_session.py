@@ -112,6 +112,10 @@ def configure(builder: B) -> B:
         FastWindowError: when the package has no jar for the installed pyspark's Spark line,
             or the builder targets a remote Spark Connect server.
     """
+    if not callable(getattr(builder, "config", None)):
+        raise FastWindowError(
+            f"fastwindow.configure() takes a SparkSession.Builder (SparkSession.builder...), got "
+            f"{type(builder).__name__}; for a session that already runs, use fastwindow.enable(spark).")
     options = getattr(builder, "_options", None)
     if not isinstance(options, dict):
         options = {}
@@ -200,7 +204,11 @@ def is_enabled(spark: Any) -> bool:
 def _session_of(df: Any, what: str) -> Any:
     if getattr(df, "_jdf", None) is None:
         spark = getattr(df, "sparkSession", None)
-        raise _connect_error(what, spark if spark is not None else df)
+        if spark is None:  # not a DataFrame of either kind
+            got = "a SparkSession" if hasattr(df, "createDataFrame") else type(df).__name__
+            raise FastWindowError(
+                f"fastwindow.{what}() takes a DataFrame (e.g. spark.sql(\"...\")), got {got}.")
+        raise _connect_error(what, spark)
     spark = df.sparkSession
     _classic(spark, what)
     return spark

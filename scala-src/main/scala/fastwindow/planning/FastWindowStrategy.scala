@@ -321,10 +321,20 @@ object FastWindowStrategy extends SparkStrategy {
     val alreadyLogged = window.getTagValue(FallbackReasons).contains(reasons)
     window.setTagValue(FallbackReasons, reasons)
     if (!alreadyLogged && FastWindowConf.LOG_FALLBACK.get()) {
-      val operator =
-        if (window.isInstanceOf[WindowGroupLimit]) "WindowGroupLimitExec" else "WindowExec"
-      logWarning(s"fastwindow: a window operator stays on Spark's $operator: " +
-        s"${reasons.map(_.message).mkString("; ")}. Window: ${window.simpleStringWithNodeId()}")
+      logWarning(fallbackMessage(window, reasons))
     }
+  }
+
+  /**
+   * The WARN line of a window left to Spark: the reasons and the node (its expressions, not a
+   * node id: ids are given to the physical plan after planning).
+   */
+  private[planning] def fallbackMessage(
+      window: LogicalPlan, reasons: Seq[FallbackReason]): String = {
+    val operator =
+      if (window.isInstanceOf[WindowGroupLimit]) "WindowGroupLimitExec" else "WindowExec"
+    s"fastwindow: a window operator stays on Spark's $operator: " +
+      s"${reasons.map(_.message).mkString("; ")}. Window: " +
+      window.simpleString(SQLConf.get.maxToStringFields)
   }
 }
