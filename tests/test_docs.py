@@ -57,9 +57,10 @@ def test_explain_sample_is_what_explain_prints(spark_session):
 
     query = re.search(r'df = spark\.sql\("(.*?)"\)', README.split("## Did my query use it?")[1])
     assert query, "the README's explain sample has no spark.sql(...) query"
-    spark_session.sql("create or replace temporary view t as "
-                      "select id % 3 as p, id, array(id % 5) as arr from range(10)")
-    printed = "\n".join(str(r) for r in fastwindow.explain(spark_session.sql(query.group(1))))
+    spark = spark_session.newSession()  # its own temporary views: other tests have their `t`
+    spark.sql("create or replace temporary view t as "
+              "select id % 3 as p, id, array(id % 5) as arr from range(10)")
+    printed = "\n".join(str(r) for r in fastwindow.explain(spark.sql(query.group(1))))
     shown = readme_section("explain-sample").strip().strip("`").strip()
     assert printed == shown, f"README's explain sample is stale; fastwindow prints:\n{printed}"
 

@@ -247,11 +247,8 @@ object FastWindowStrategy extends SparkStrategy {
       // Skewed keys: each task's rows grouped by key by hash, each key's rows sorted alone.
       val shuffle =
         if (exec.partitionSpec.isEmpty || !FastWindowConf.GROUP_SORT_ENABLED.get()) ranges
-        else {
-          val order = halos.fold(exec.orderSpec)(_ =>
-            RangeOrder.withTieBreak(exec.orderSpec, exec.child.output))
-          GroupOrderExec(exec.partitionSpec, order, ranges, skewedKeysSplit = true)
-        }
+        else GroupOrderExec(exec.partitionSpec, rangeOrder(exec, halos), ranges,
+          skewedKeysSplit = true)
       (halos, seeded) match {
         case (None, Some(s)) => s.withNewChildren(Seq(shuffle))
         case (Some(h), None) => exec.spreadAs(h).withNewChildren(Seq(shuffle))
@@ -261,6 +258,13 @@ object FastWindowStrategy extends SparkStrategy {
         case (None, None) => throw new IllegalStateException("a split without functions")
       }
   }
+
+  /**
+   * The order of a range's rows within each window partition: the ORDER BY, and with halo rows
+   * its tie-break (see [[fastwindow.exec.acrosstasks.RangeOrder]]).
+   */
+  private def rangeOrder(exec: FastWindowExec, halos: Option[Spread.Halos]): Seq[SortOrder] =
+    halos.fold(exec.orderSpec)(_ => RangeOrder.withTieBreak(exec.orderSpec, exec.child.output))
 
   /**
    * The shuffle that splits a window's rows into ranges of its ORDER BY keys, one per shuffle
@@ -278,8 +282,7 @@ object FastWindowStrategy extends SparkStrategy {
       .map(_._2.function)
     val shape = SummaryShape(
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),
-      keysFirst ++
-        halos.fold(exec.orderSpec)(_ => RangeOrder.withTieBreak(exec.orderSpec, input.output)),
+      keysFirst ++ rangeOrder(exec, halos),
       halos.fold(0)(_.after),
       halos.fold(0)(_.before)
     )
