@@ -20,10 +20,12 @@ RANGES = "numRanges"
 ACROSS_TASKS = "spark.fastwindow.acrossTasks.enabled"
 
 
-def _spread(spark, query: str, ranges: int, *, ansi=None, summary_reads=0) -> None:
+def _spread(spark, query: str, ranges: int, *, ansi=None, summary_reads=None) -> None:
     """``query`` gives Spark's rows and each FastWindow of it ran across tasks, on more than one
     range when ``ranges`` (the shuffle partitions) allows (fewer when the sample has fewer
-    distinct keys), summarised by the map tasks unless ``summary_reads`` says otherwise."""
+    distinct keys), summarised by the map tasks unless ``summary_reads`` says otherwise (by
+    default, one read of the shuffle's output for a window with dense_rank, to count its ranges'
+    distinct ORDER BY values)."""
     confs = {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": str(ranges),
              "spark.sql.adaptive.coalescePartitions.enabled": "false"}
     with session_confs(spark, confs):
@@ -34,7 +36,9 @@ def _spread(spark, query: str, ranges: int, *, ansi=None, summary_reads=0) -> No
         made = dict(report.metrics).get(RANGES, 0)
         assert 1 < made <= ranges if ranges > 1 else made == 1, report
         if ranges > 1:
-            assert dict(report.metrics).get("numSummaryReads", 0) == summary_reads, report
+            reads = summary_reads if summary_reads is not None else int(
+                any("dense_rank" in e.lower() for e in report.window_expressions))
+            assert dict(report.metrics).get("numSummaryReads", 0) == reads, report
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +76,14 @@ SEEDED = [
     "rank() over (order by n desc nulls first)",      # one integral key: bounds compared as longs
     "cume_dist() over (order by n nulls last)",
     "sum(v) over (order by dt desc)",
+    "dense_rank() over (order by k)",                 # the ranges' distinct keys: a second read
+    "dense_rank() over (order by x desc nulls last)",
+    "dense_rank() over (order by n nulls first, dt desc)",
+    "sum(v) over (order by o rows between unbounded preceding and unbounded following)",
+    "max(v) over (order by k range between unbounded preceding and unbounded following)",
+    # a running share of the total: both frames in one operator
+    "sum(v) over (order by k) / sum(v) over (order by k rows between unbounded preceding and "
+    "unbounded following)",
 ]
 
 HALO = [
@@ -94,7 +106,9 @@ def test_empty_and_one_row_ranges(series, spark, ranges):
     """64 ranges over 80 rows: some empty, some of one row, halos longer than them."""
     query = """select o, row_number() over (order by o) rn, rank() over (order by k) rk,
                       ntile(100) over (order by o) nt, cume_dist() over (order by k) cd,
-                      lag(v, 3) over (order by o) l, sum(v) over (order by k) s,
+                      dense_rank() over (order by k) dr, lag(v, 3) over (order by o) l,
+                      sum(v) over (order by k) s, count(v) over (order by k range between
+                      unbounded preceding and unbounded following) c,
                       avg(v) over (order by o rows between 2 preceding and 4 following) a
                from series where o < 80"""
     _spread(spark, query, ranges)
@@ -167,25 +181,27 @@ def test_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
                case when id < 300 then 4000000000000000000 else -4000000000000000000 end as v,
                id
         from range(600)""")
-    _spread(spark, "select id, sum(v) over (order by o) s from swings", 3, ansi=True)
+    _spread(spark, """select id, sum(v) over (order by o) s, sum(v) over (order by o rows between
+                      unbounded preceding and unbounded following) t from swings""", 3, ansi=True)
 
 
-def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark):
+@pytest.mark.parametrize("frame", ["", "rows between unbounded preceding and unbounded following"])
+def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark, frame):
     with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "3",
                                "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
         condition = assert_same_error(
-            spark, "select sum(id * 4000000000000000) over (order by id) from range(3000)")
+            spark, f"select sum(id * 4000000000000000) over (order by id {frame}) from range(3000)")
     assert condition == "ARITHMETIC_OVERFLOW"
 
 
 def test_one_task_when_a_function_cannot_spread(series, spark):
-    """dense_rank needs the ranges' distinct keys (not summarised yet): one task, and the
-    report says why."""
-    query = "select id, dense_rank() over (order by k) d, row_number() over (order by o) r from series"
+    """first() is decided by which row comes first, which merging ranges' states cannot know:
+    one task, and the report says why."""
+    query = "select id, first(x) over (order by k) f, row_number() over (order by o) r from series"
     with session_confs(spark, {ACROSS_TASKS: "true"}):
         fast = run(spark, query, fastwindow_on=True)
         assert_same_as_spark(spark, query)
-    assert any("in one task: dense_rank" in (r.note or "") for r in fast.reports), fast.reports
+    assert any("in one task: first" in (r.note or "") for r in fast.reports), fast.reports
 
 
 def test_one_task_past_the_halo_cap(series, spark):

@@ -277,8 +277,10 @@ object FastWindowConf {
       "BY keys (bounds from a sample of the keys), the map tasks summarise each range (row " +
       "count, aggregate states, its first and last rows), and each task evaluates its range " +
       "seeded with what comes before it. Taken when every function is row_number, rank, " +
-      "percent_rank, cume_dist, ntile, lag/lead, a sum, average, count, min/max or bit " +
-      "aggregate over a running frame whose partial states merge, or a function over a ROWS " +
+      "dense_rank (which costs a second read of the shuffle's output, to count each range's " +
+      "distinct ORDER BY values), percent_rank, cume_dist, ntile, lag/lead, a sum, average, " +
+      "count, min/max or bit aggregate over a running or whole frame whose partial states " +
+      "merge, or a function over a ROWS " +
       "frame bounded on both sides (see spark.fastwindow.acrossTasks.maxHaloRows); otherwise, " +
       "and when false, such a window runs in one task, and the report says why. Among rows with " +
       "equal ORDER BY keys, which comes first may differ from a one-task run, as it does between " +

@@ -25,6 +25,9 @@ final class PeerGroups(tracksPeers: Boolean) {
   /** Rows of the whole window when the partition is a range of it (else 0: the partition's). */
   var windowRows: Int = 0
 
+  /** Peer groups of the window before this partition (as `rowsBefore`), for dense ranks. */
+  var groupsBefore: Int = 0
+
   /** Whether buffered row i starts a peer group (always for the partition's first row). */
   private var breaks: Array[Boolean] = new Array[Boolean](16)
 
@@ -44,6 +47,7 @@ final class PeerGroups(tracksPeers: Boolean) {
     base = 0
     rowsBefore = 0
     windowRows = 0
+    groupsBefore = 0
     start = 0
     end = 0
     index = 0

@@ -15,12 +15,21 @@ object AggregateKernel {
 
   /**
    * UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING: O(n), updated as rows arrive and evaluated once,
-   * so the partition's rows need not stay buffered.
+   * so the partition's rows need not stay buffered. Seeded (a range of a window spread over
+   * tasks), the seed is the state of every row of the window, this range's included.
    */
   final class WholePartition(ops: AggregateOps) extends Kernel {
-    override def startPartition(): Unit = ops.reset()
+    private var seeded = false
+    override def startPartition(): Unit = {
+      ops.reset()
+      seeded = false
+    }
+    override def seed(state: InternalRow): Unit = {
+      ops.seed(state)
+      seeded = true
+    }
     override def readsOnIngest: Boolean = true
-    override def ingested(r: Int): Unit = ops.add(r)
+    override def ingested(r: Int): Unit = if (!seeded) ops.add(r)
     override def finishPartition(n: Int): Unit = ops.evaluate()
     override def write(i: Int, n: Int, out: InternalRow): Unit = ops.writeResult(out)
   }

@@ -20,7 +20,8 @@ object RankingKernel {
 
   def apply(kind: RankingKind, ordinal: Int, peers: PeerGroups): Kernel = kind match {
     // Partition positions are peers.base + buffered row (base is 0 unless streaming), after the
-    // rows before the partition (rowsBefore: 0 unless a range of a window spread over tasks).
+    // rows and peer groups before the partition (rowsBefore, groupsBefore: 0 unless a range of a
+    // window spread over tasks).
     case RowNumber => new Kernel {
         override def write(i: Int, n: Int, out: InternalRow): Unit =
           out.setInt(ordinal, peers.rowsBefore + peers.base + i + 1)
@@ -31,7 +32,7 @@ object RankingKernel {
       }
     case DenseRank => new Kernel {
         override def write(i: Int, n: Int, out: InternalRow): Unit =
-          out.setInt(ordinal, peers.index)
+          out.setInt(ordinal, peers.groupsBefore + peers.index)
       }
     // The last three read the window's size: the partition's, or the whole window's when the
     // partition is a range of it (peers.windowRows), whose rows before it shift the positions.

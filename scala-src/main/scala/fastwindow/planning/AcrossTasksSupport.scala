@@ -10,7 +10,7 @@ import fastwindow.exec.acrosstasks.RangeOrder
 import fastwindow
   .functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
 import fastwindow
-  .model.{BufferedFrameFunction, FilteredAggregate, FrameShape, FunctionSpec, RankingKind, Spread, WindowPlan}
+  .model.{BufferedFrameFunction, FilteredAggregate, FrameShape, FunctionSpec, Spread, WindowPlan}
 
 /**
  * Decides how a window without PARTITION BY is spread over tasks (see [[Spread]]): each function
@@ -20,8 +20,9 @@ import fastwindow
  *    IGNORE NULLS, any function over a ROWS frame bounded on both sides), so a task needs only
  *    that many rows of its neighbours' ranges;
  *  - **seeded**: its state runs from the first row and can start from the rows before the range:
- *    row_number and rank (a count), percent_rank, cume_dist and ntile (a count and the window's
- *    size), aggregates over running frames whose partial states merge into
+ *    row_number and rank (a count), dense_rank (a count of peer groups), percent_rank, cume_dist
+ *    and ntile (a count and the window's size), aggregates over running frames (the state of the
+ *    rows before) or whole frames (the state of every row) whose partial states merge into
  *    exactly the state Spark's row loop reaches ([[OrderDependence.merge]]): free of the order;
  *    integral sums under ANSI, whose merge is checked (an overflow there moves the summary to
  *    Spark's order, see `fastwindow.exec.acrosstasks.RangeSeeds`); floating ones within
@@ -86,16 +87,15 @@ object AcrossTasksSupport {
 
   /** The role of `f`, or why it needs all rows in one task (completing "<function> ..."). */
   def roleOf(f: FunctionSpec, exactFloats: Boolean): Either[String, Role] = f match {
-    case r: RankingSpec => r.kind match {
-        case RankingKind.DenseRank =>
-          Left("is not yet computed across tasks (it needs each range's distinct ORDER BY values)")
-        case _ => Right(Seeded) // row_number, rank; percent_rank, cume_dist, ntile: + the size
-      }
+    // row_number, rank: the rows before; dense_rank: the peer groups before; percent_rank,
+    // cume_dist, ntile: + the window's size.
+    case _: RankingSpec => Right(Seeded)
     case o: OffsetSpec =>
       if (o.ignoreNulls && o.offset != 0) Left("IGNORE NULLS may read any number of rows back")
       else Right(halo(o.offset, o.offset))
     case a: AggregateSpec => a.frame match {
-        case FrameShape.RunningRows | FrameShape.RunningRange => mergeable(a.function, exactFloats)
+        case FrameShape.RunningRows | FrameShape.RunningRange | FrameShape.WholePartition =>
+          mergeable(a.function, exactFloats)
         case other => bounded(other)
       }
     case n: NthValueSpec => bounded(n.frame)
@@ -108,7 +108,7 @@ object AcrossTasksSupport {
   private def bounded(frame: FrameShape): Either[String, Role] = frame match {
     case FrameShape.SlidingRows(Some(lower), Some(upper)) => Right(halo(lower, upper))
     case _ => Left("is not yet computed across tasks over this frame (supported: ROWS frames " +
-        "bounded on both sides, and running frames of aggregates whose states merge)")
+        "bounded on both sides, and running and whole frames of aggregates whose states merge)")
   }
 
   private def mergeable(agg: DeclarativeAggregate, exactFloats: Boolean): Either[String, Role] =

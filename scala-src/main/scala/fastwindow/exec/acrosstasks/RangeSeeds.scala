@@ -5,14 +5,17 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 
 /**
  * What the task of one range starts from: its own row count, the rows before it and in the whole
- * window (0 when it is the whole window), the seeded
- * functions' states (function k's at `states(k)`, null for the others) and, for halo functions,
- * the rows of the neighbouring ranges it reads (in the window's order).
+ * window (0 when it is the whole window), the peer groups (distinct ORDER BY values) before it
+ * when dense_rank needs them, the seeded functions' states (function k's at `states(k)`, null for
+ * the others: a running aggregate's is the state of the rows before the range, a whole frame's
+ * that of every row of the window) and, for halo functions, the rows of the neighbouring ranges
+ * it reads (in the window's order).
  */
 final case class RangeSeed(
     rows: Long,
     rowsBefore: Long,
     windowRows: Long,
+    groupsBefore: Long,
     states: Array[InternalRow],
     before: Array[UnsafeRow],
     after: Array[UnsafeRow]) {
@@ -30,7 +33,8 @@ final case class RangeSeed(
  * the summaries are small, each a count, one state and at most the halo rows).
  *
  * States: the state before range i is the merge of the states of ranges 0 .. i-1, in order, by
- * the aggregates' merge expressions. Merging integral sums under ANSI checks for overflow; when a
+ * the aggregates' merge expressions; an aggregate over the whole frame (`whole(k)`) gets the
+ * merge of all ranges' states. Merging integral sums under ANSI checks for overflow; when a
  * range's fold or a merge overflows, a state fitting in a long may still be reached in Spark's
  * order (the sum of +max and -max), or Spark's loop may fail at some row: the states are then
  * computed by `foldInOrder` instead, range after range in the window's order (`foldInOrder(i,
@@ -41,16 +45,20 @@ object RangeSeeds {
 
   def combine(
       summaries: Array[RangeSummary],
+      distinctValues: Option[Array[Long]],
       fold: Option[StateFold],
       slots: Seq[Int],
+      whole: Seq[Boolean],
       numFunctions: Int,
       foldInOrder: (Int, InternalRow) => InternalRow,
       before: Int,
       after: Int): Array[RangeSeed] = {
     val n = summaries.length
     val rowsBefore = summaries.map(_.rows).scanLeft(0L)(_ + _)
+    val groupsBefore = distinctValues.getOrElse(new Array[Long](n)).scanLeft(0L)(_ + _)
+    // The states before each range and, last, of all of them.
     val statesBefore: Array[InternalRow] = fold match {
-      case None => Array.fill(n)(null)
+      case None => Array.fill(n + 1)(null)
       case Some(f) =>
         val merged =
           if (summaries.exists(_.overflowed)) None
@@ -58,19 +66,20 @@ object RangeSeeds {
             try Some(summaries.map(_.state).scanLeft(f.initialState)(f.merged))
             catch { case _: ArithmeticException => None }
           }
-        merged.getOrElse(inOrder(n, f.initialState, foldInOrder)).take(n)
+        merged.getOrElse(inOrder(n, f.initialState, foldInOrder))
     }
     Array.tabulate(n) { i =>
       val states = new Array[InternalRow](numFunctions)
       if (statesBefore(i) != null) {
         slots.zipWithIndex.foreach { case (slot, k) =>
-          states(slot) = fold.get.slice(statesBefore(i), k)
+          states(slot) = fold.get.slice(statesBefore(if (whole(k)) n else i), k)
         }
       }
       RangeSeed(
         summaries(i).rows,
         rowsBefore(i),
         rowsBefore(n),
+        groupsBefore(i),
         states,
         halo((i - 1 to 0 by -1).iterator.map(summaries(_).last), before, fromEnd = true),
         halo((i + 1 until n).iterator.map(summaries(_).first), after, fromEnd = false)

@@ -9,8 +9,8 @@ import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.MapStage
 
-import fastwindow.functions.AggregateSpec
-import fastwindow.model.{FrameShape, FunctionSpec, Spread, WindowPlan}
+import fastwindow.functions.{AggregateSpec, RankingSpec}
+import fastwindow.model.{FrameShape, RankingKind, Spread, WindowPlan}
 
 /**
  * Runs a window without PARTITION BY over ranges of its ORDER BY keys, one task each: the
@@ -19,7 +19,9 @@ import fastwindow.model.{FrameShape, FunctionSpec, Spread, WindowPlan}
  *
  *  1. **Summaries**: each task's summary, from the map tasks' summaries of the ranges it reads
  *     (when there are two or more tasks); past the map side's cap, from one job that reads the
- *     shuffle's output again (not recomputed, not sorted) and summarises each task's rows.
+ *     shuffle's output again (not recomputed, not sorted) and summarises each task's rows. With
+ *     dense_rank, one more job reads it to count each task's distinct ORDER BY values
+ *     ([[DistinctOrderValues]]: a count the map tasks cannot add up, a value may be in several).
  *  2. **Combine** on the driver ([[RangeSeeds]]): each range's rows before it, seeded states
  *     and halo rows.
  *  3. **Evaluate**: each range's sorted rows with its seed, which reaches its task as the one
@@ -102,7 +104,7 @@ object RangedEvaluation {
   }
 
   /** The seed of a range that holds the whole window. */
-  private val Whole = RangeSeed(0L, 0L, 0L, null, Array.empty, Array.empty)
+  private val Whole = RangeSeed(0L, 0L, 0L, 0L, null, Array.empty, Array.empty)
 
   /**
    * What one task starts from: without PARTITION BY, its range's seed (`keys` empty); with it,
@@ -153,9 +155,24 @@ object RangedEvaluation {
         Seq(i)
       ).head
     }
+    val distinct = if (!countsPeerGroups(plan, ranges)) None
+    else {
+      summaryReads += 1
+      val group = split.filter(_ => keys.nonEmpty).map(s => (s.bounds, s.orderSpec.map(_.child)))
+      Some(DistinctOrderValues.perTask(source, order, numGroups, group).transpose)
+    }
     val byGroup = summaries.zipWithIndex.map { case (groupSummaries, g) =>
-      RangeSeeds.combine(groupSummaries, fold, seeded.map(_._1), plan.functions.length,
-        foldInOrder(g), before, after)
+      RangeSeeds.combine(
+        groupSummaries,
+        distinct.map(_(g)),
+        fold,
+        seeded.map(_._1),
+        seeded.map(_._2.frame == FrameShape.WholePartition),
+        plan.functions.length,
+        foldInOrder(g),
+        before,
+        after
+      )
     }
     Array.tabulate(input.getNumPartitions)(t => TaskSeeds(keys, byGroup.map(_(t))))
   }
@@ -190,20 +207,27 @@ object RangedEvaluation {
       }
     }
 
-  /** The seeded functions of `plan` (running aggregates) by slot, when `ranges` seeds them. */
+  /**
+   * The seeded functions of `plan` (aggregates over running or whole frames) by slot, when
+   * `ranges` seeds them.
+   */
   def seededAggregates(plan: WindowPlan, ranges: Spread.Ranges): Seq[(Int, AggregateSpec)] =
     ranges match {
-      case Spread.Seeded => plan.functions.indices.collect {
-          case k if isRunning(plan.functions(k)) =>
-            k -> plan.functions(k).asInstanceOf[AggregateSpec]
+      case Spread.Seeded => plan.functions.zipWithIndex.collect {
+          case (a: AggregateSpec, k) if SeededFrames.contains(a.frame) => k -> a
         }
       case _: Spread.Halos => Nil
     }
 
-  private def isRunning(f: FunctionSpec): Boolean = f match {
-    case a: AggregateSpec => a.frame == FrameShape.RunningRows || a.frame == FrameShape.RunningRange
-    case _ => false
-  }
+  private val SeededFrames: Set[FrameShape] =
+    Set(FrameShape.RunningRows, FrameShape.RunningRange, FrameShape.WholePartition)
+
+  /** Whether a range of `plan` starts from the peer groups before it (dense_rank). */
+  private def countsPeerGroups(plan: WindowPlan, ranges: Spread.Ranges): Boolean =
+    ranges == Spread.Seeded && plan.functions.exists {
+      case r: RankingSpec => r.kind == RankingKind.DenseRank
+      case _ => false
+    }
 
   private def postDriverMetrics(sc: SparkContext, metrics: Seq[SQLMetric]): Unit =
     Option(sc.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)).foreach { id =>

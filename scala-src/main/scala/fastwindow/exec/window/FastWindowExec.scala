@@ -163,7 +163,8 @@ case class FastWindowExec(
     def evaluate(rows: Iterator[InternalRow], factory: EvaluatorFactory, interpreted: Boolean,
         seed: RangeSeed): Iterator[InternalRow] = {
       val evaluator = factory.create()
-      if (seed != null) evaluator.seed(seed.rowsBefore.toInt, seed.windowRows.toInt, seed.states)
+      if (seed != null) evaluator.seed(seed.rowsBefore.toInt, seed.windowRows.toInt,
+        seed.groupsBefore.toInt, seed.states)
       if (!evaluator.generated) interpretedTasks += 1
       val iterator = new WindowPartitionIterator(
         new PartitionReader(rows, UnsafeProjection.create(childOutput, childOutput),

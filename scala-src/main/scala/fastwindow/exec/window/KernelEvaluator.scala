@@ -49,10 +49,10 @@ abstract class WindowEvaluator extends PeerProgress {
 
   /**
    * Every partition from now on is a range of a window of `windowRows` rows (0: of itself), after
-   * `rowsBefore` rows, with `states(k)` as function k's running state where not null (a window
-   * spread over tasks: see `fastwindow.exec.acrosstasks`).
+   * `rowsBefore` rows and `groupsBefore` peer groups, with `states(k)` as function k's seed where
+   * not null (a window spread over tasks: see `fastwindow.exec.acrosstasks`).
    */
-  def seed(rowsBefore: Int, windowRows: Int, states: Array[InternalRow]): Unit
+  def seed(rowsBefore: Int, windowRows: Int, groupsBefore: Int, states: Array[InternalRow]): Unit
   def ingest(row: InternalRow): Unit
   def finishPartition(): Unit
 
@@ -133,11 +133,14 @@ final class KernelEvaluator(
 
   private var seedRows = 0
   private var seedWindowRows = 0
+  private var seedGroups = 0
   private var seedStates: Array[InternalRow] = null
 
-  override def seed(rowsBefore: Int, windowRows: Int, states: Array[InternalRow]): Unit = {
+  override def seed(rowsBefore: Int, windowRows: Int, groupsBefore: Int,
+      states: Array[InternalRow]): Unit = {
     seedRows = rowsBefore
     seedWindowRows = windowRows
+    seedGroups = groupsBefore
     seedStates = states
   }
 
@@ -146,6 +149,7 @@ final class KernelEvaluator(
     peers.reset()
     peers.rowsBefore = seedRows
     peers.windowRows = seedWindowRows
+    peers.groupsBefore = seedGroups
     kernels.foreach(_.startPartition())
     if (seedStates != null) {
       for (k <- kernels.indices if seedStates(k) != null) kernels(k).seed(seedStates(k))
