@@ -147,3 +147,8 @@ def test_spark_connect_server_with_the_extension(tmp_path, connect_server):
     explain = info["extended_explain"]
     assert "== Extended Information (fastwindow) ==" in explain, explain
     assert explain.count("runs on fastwindow") == 2, explain
+    # A bad value is refused by the server when it is set, by either route, and breaks nothing.
+    bad = info["bad_setting"]
+    assert all(e and "Invalid value 'maybe' for spark.fastwindow.enabled" in e
+               for e in bad["errors"]), bad
+    assert bad["select_1"] == 1, bad

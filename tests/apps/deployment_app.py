@@ -118,6 +118,20 @@ def check(spark):
     return results
 
 
+def refused_settings(spark):
+    """The errors of a bad fastwindow value set by spark.conf.set and by SET (checked on the
+    server when set), and whether a query runs after them."""
+    errors = []
+    for set_it in (lambda: spark.conf.set("spark.fastwindow.enabled", "maybe"),
+                   lambda: spark.sql("SET spark.fastwindow.enabled=maybe").collect()):
+        try:
+            set_it()
+            errors.append(None)
+        except Exception as exc:  # noqa: BLE001 - the error is the result
+            errors.append(str(exc).splitlines()[0][:300])
+    return {"errors": errors, "select_1": spark.sql("select 1 as one").collect()[0].one}
+
+
 def main(mode, *args):
     info = {}
     if mode == "submit":
@@ -130,6 +144,7 @@ def main(mode, *args):
         with contextlib.redirect_stdout(out):
             spark.sql(QUERIES["ranking"]).explain(extended=True)
         info["extended_explain"] = out.getvalue()
+        info["bad_setting"] = refused_settings(spark)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
     info.update(spark=spark.version, results=check(spark))

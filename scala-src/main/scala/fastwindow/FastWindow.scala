@@ -3,6 +3,7 @@ package fastwindow
 import java.util.Properties
 
 import org.apache.spark.sql.{Dataset, SparkSession}
+import org.apache.spark.sql.fastwindow.SqlConfRegistration
 import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
 import fastwindow.config.FastWindowConf
@@ -45,6 +46,7 @@ object FastWindow {
    */
   def install(session: SparkSession): Boolean = synchronized {
     FastWindowConf.validate(session.conf.getAll.toMap)
+    SqlConfRegistration.registerAll()
     if (isInstalled(session)) {
       false
     } else {

@@ -1,6 +1,7 @@
 package fastwindow
 
 import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.fastwindow.SqlConfRegistration
 
 import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, SetSizeIntoWindow}
 
@@ -41,6 +42,7 @@ import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, SetSiz
  */
 class FastWindowExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    SqlConfRegistration.registerAll()
     extensions.injectPlannerStrategy(_ => FastWindowStrategy)
     extensions.injectPostHocResolutionRule(_ => DistinctWindowAggregates)
     extensions.injectOptimizerRule(_ => SetSizeIntoWindow)

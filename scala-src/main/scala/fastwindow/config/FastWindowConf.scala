@@ -13,9 +13,12 @@ import org.apache.spark.sql.internal.SQLConf
  * keys) or when a task starts (execution keys, captured on the driver and shipped with the plan).
  *
  * A value that does not parse is an error that names the key and the accepted values; it is never
- * silently replaced by the default.
+ * silently replaced by the default. Registered with Spark's SQL conf when fastwindow is installed
+ * (`org.apache.spark.sql.fastwindow.SqlConfRegistration`), a key refuses such a value when it is
+ * set; only a window query reads the keys, so a value that got in before (set on a session
+ * before `FastWindow.install`) fails window queries, with that error, and nothing else.
  *
- * The README's configuration table is generated from [[FastWindowConf.entries]]
+ * The configuration table of the docs (docs/configuration.md) is generated from [[FastWindowConf.entries]]
  * (`python -m fastwindow config --markdown`), and a test checks the two agree.
  */
 object FastWindowConf {
@@ -64,8 +67,8 @@ object FastWindowConf {
 
   private def badValue(key: String, value: String, expected: String) =
     new IllegalArgumentException(
-      s"Invalid value '$value' for $key: expected $expected. " +
-        "See FastWindowConf (or `python -m fastwindow config`) for every fastwindow key.")
+      s"Invalid value '$value' for $key: expected $expected. Every fastwindow key and what it " +
+        "accepts: SQL `SET -v`, or `python -m fastwindow config --markdown`.")
 
   val ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.enabled",
@@ -163,7 +166,7 @@ object FastWindowConf {
       "RANGE frames bit for bit as Spark does: " +
       "each frame folded in row order from its first row, O(rows x frame width) like WindowExec " +
       "but over primitive columns. When false they take O(rows) whatever the frame width and " +
-      "may differ from Spark's in the last bits (see the README's \"Exact results\"). Whole, " +
+      "may differ from Spark's in the last bits (see \"Exact results\" in docs/user-guide.md). Whole, " +
       "running and all non-floating results are Spark's bit for bit either way.",
     parse = bool
   )
@@ -277,14 +280,14 @@ object FastWindowConf {
       "BY keys (bounds from a sample of the keys), the map tasks summarise each range (row " +
       "count, aggregate states, its first and last rows), and each task evaluates its range " +
       "seeded with what comes before it. Taken when every function is row_number, rank, " +
-      "dense_rank (which costs a second read of the shuffle's output, to count each range's " +
-      "distinct ORDER BY values), percent_rank, cume_dist, ntile, lag/lead, a sum, average, " +
+      "dense_rank (whose ranges' distinct ORDER BY values the map tasks count when the rows " +
+      "reach them in that order, else a second read of the shuffle's output), percent_rank, cume_dist, ntile, lag/lead, a sum, average, " +
       "count, min/max or bit aggregate over a running or whole frame whose partial states " +
       "merge, or a function over a ROWS " +
       "frame bounded on both sides (see spark.fastwindow.acrossTasks.maxHaloRows); otherwise, " +
       "and when false, such a window runs in one task, and the report says why. Among rows with " +
       "equal ORDER BY keys, which comes first may differ from a one-task run, as it does between " +
-      "Spark runs on a cluster (see the README).",
+      "Spark runs on a cluster (see docs/support.md).",
     parse = bool
   )
 
@@ -313,7 +316,7 @@ object FastWindowConf {
       "by hash, whole. Not taken when a window above or below it has the same PARTITION BY " +
       "(it would need a shuffle of its own), or for the functions a window without PARTITION " +
       "BY keeps in one task. Off by default: the sample costs every such window a read of its " +
-      "key columns, also when no key is skewed (see the README).",
+      "key columns, also when no key is skewed (see docs/support.md).",
     parse = bool
   )
 
@@ -330,7 +333,7 @@ object FastWindowConf {
   /** All keys, in declaration (documentation) order. */
   def entries: Seq[Entry[_]] = registered.toSeq
 
-  /** A markdown table of every key: the README's configuration section. */
+  /** A markdown table of every key: the docs' configuration page. */
   def markdownTable: String = {
     val header = "| key | default | meaning |\n|---|---|---|\n"
     header + entries.map(e => s"| `${e.key}` | `${e.defaultString}` | ${e.doc} |").mkString("\n")

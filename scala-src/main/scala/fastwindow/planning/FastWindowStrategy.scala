@@ -280,11 +280,13 @@ object FastWindowStrategy extends SparkStrategy {
     val aggregates = seeded.toSeq
       .flatMap(RangedEvaluation.seededAggregates(_, Spread.Seeded))
       .map(_._2.function)
+    val countsPeerGroups = seeded.exists(RangedEvaluation.countsPeerGroups(_, Spread.Seeded))
     val shape = SummaryShape(
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),
       keysFirst ++ rangeOrder(exec, halos),
       halos.fold(0)(_.after),
-      halos.fold(0)(_.before)
+      halos.fold(0)(_.before),
+      if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil
     )
     val keyOrder = keysFirst ++ exec.orderSpec
     val keys = keyOrder.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }

@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectSet, Complete}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Window}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.trees.TreePattern
 
 import fastwindow.config.FastWindowConf
 
@@ -13,12 +14,13 @@ import fastwindow.config.FastWindowConf
  * fastwindow does without building any set (`DistinctAggregateFamily`). The set itself stays only if
  * something else reads it. Spark's window runs either form (it evaluates expressions over window
  * functions, as for DecimalAggregates' rewrites), so the plan stays right when fastwindow leaves
- * the window to Spark; with `spark.fastwindow.enabled=false` the rule does nothing.
+ * the window to Spark; with `spark.fastwindow.enabled=false` the rule does nothing. Plans without
+ * a window are left alone before any key is read (a query without windows never reads one).
  */
 object SetSizeIntoWindow extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan =
-    if (!FastWindowConf.ENABLED.get()) plan
+    if (!plan.containsPattern(TreePattern.WINDOW) || !FastWindowConf.ENABLED.get()) plan
     else plan.transformDown { case p @ Project(_, _: Window) => intoWindows(p) }
 
   /**

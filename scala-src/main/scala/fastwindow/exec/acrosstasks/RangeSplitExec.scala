@@ -63,6 +63,7 @@ case class RangeSplitExec(
       input.mapPartitionsWithIndex { (mapIndex, rows) =>
         val keysOf = UnsafeProjection.create(keys, attributes)
         val ordering = new LazilyGeneratedOrdering(shape.order, attributes)
+        val valueOrdering = shape.valueOrdering(attributes)
         val ranges = new Array[RangeSummarizer](bounds.numSlots)
         var published = false
         new Iterator[InternalRow] {
@@ -78,7 +79,8 @@ case class RangeSplitExec(
             val row = rows.next()
             val range = bounds.rangeOfRow(row, keysOf)
             if (range >= 0) { // not a key hashed whole to its partition
-              if (ranges(range) == null) ranges(range) = new RangeSummarizer(shape, ordering)
+              if (ranges(range) == null)
+                ranges(range) = new RangeSummarizer(shape, ordering, valueOrdering)
               ranges(range).offer(row)
             }
             row
@@ -138,7 +140,8 @@ case class RangeSplitExec(
   def serves(wanted: SummaryShape): Boolean =
     wanted.fold.forall(f => shape.fold.exists(g => same(g.aggregates, f.aggregates))) &&
       wanted.firstRows <= shape.firstRows && wanted.lastRows <= shape.lastRows &&
-      (wanted.firstRows + wanted.lastRows == 0 || same(wanted.order, shape.order))
+      (wanted.firstRows + wanted.lastRows == 0 || same(wanted.order, shape.order)) &&
+      (wanted.valueOrder.isEmpty || same(wanted.valueOrder, shape.valueOrder))
 
   private def same(a: Seq[Expression], b: Seq[Expression]): Boolean =
     a.length == b.length && a.zip(b).forall { case (x, y) => x.semanticEquals(y) }

@@ -15,13 +15,15 @@ import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
  *                 (null when there are none, or when folding them overflowed: `overflowed`)
  * @param first    its first rows by the window's order (as many as the range after it reads)
  * @param last     its last rows by that order (as many as the range before it reads)
+ * @param values   its distinct ORDER BY values, when dense_rank needs them (else null)
  */
 final case class RangeSummary(
     rows: Long,
     state: InternalRow,
     overflowed: Boolean,
     first: Array[UnsafeRow],
-    last: Array[UnsafeRow])
+    last: Array[UnsafeRow],
+    values: ValueRun)
 
 /**
  * The aggregation buffers of a window's seeded aggregates, side by side, with Spark's own
@@ -103,7 +105,7 @@ object RangeSummary {
    * theirs by `ordering`.
    */
   def concat(parts: Seq[RangeSummary], fold: Option[StateFold], ordering: Ordering[InternalRow],
-      firstRows: Int, lastRows: Int): RangeSummary = {
+      firstRows: Int, lastRows: Int, valueOrdering: Option[Ordering[InternalRow]]): RangeSummary = {
     val present = parts.filter(_ != null)
     var overflowed = present.exists(_.overflowed)
     val state = fold match {
@@ -121,21 +123,29 @@ object RangeSummary {
       state,
       overflowed,
       present.flatMap(_.first).sorted(ordering).take(firstRows).toArray,
-      present.flatMap(_.last).sorted(ordering).takeRight(lastRows).toArray
+      present.flatMap(_.last).sorted(ordering).takeRight(lastRows).toArray,
+      valueOrdering.map(o => ValueRun.concat(present.map(_.values), o)).orNull
     )
   }
 }
 
 /**
  * What a summary is made of: the seeded aggregates' fold, the order of the rows within a range
- * (the window's ORDER BY, then the tie-break `RangeOrder` adds when halo rows are handed on), and
- * how many first and last rows it keeps.
+ * (the window's ORDER BY, then the tie-break `RangeOrder` adds when halo rows are handed on), how
+ * many first and last rows it keeps, and the order whose distinct values it follows (the window's
+ * ORDER BY, with PARTITION BY its keys first, when dense_rank needs them; else empty).
  */
 final case class SummaryShape(
     fold: Option[StateFold],
     order: Seq[SortOrder],
     firstRows: Int,
-    lastRows: Int)
+    lastRows: Int,
+    valueOrder: Seq[SortOrder] = Nil) {
+
+  /** The ordering of `valueOrder` over rows of `input`, when it has one. */
+  def valueOrdering(input: Seq[Attribute]): Option[Ordering[InternalRow]] =
+    if (valueOrder.isEmpty) None else Some(new LazilyGeneratedOrdering(valueOrder, input))
+}
 
 /**
  * Summarises the rows of one range offered one by one, in any order (no sort): counts them,
@@ -143,9 +153,11 @@ final case class SummaryShape(
  * window's order, see [[RangeSeeds]]), and keeps the first and last rows by the shape's order in
  * two bounded arrays (copying only the rows that enter them).
  */
-final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]) {
+final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow],
+    valueOrdering: Option[Ordering[InternalRow]]) {
   private val first = new FirstRows(shape.firstRows, ordering, reverse = false)
   private val last = new FirstRows(shape.lastRows, ordering, reverse = true)
+  private val values = valueOrdering.map(new ValueRunTracker(_)).orNull
   private val acc = shape.fold.map(f => f.start(f.initialState))
   private var count = 0L
   private var overflowed = false
@@ -154,6 +166,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     val unsafe = row.asInstanceOf[UnsafeRow]
     first.offer(unsafe, count)
     last.offer(unsafe, count)
+    if (values != null) values.offer(unsafe)
     count += 1
     if (acc.isDefined && !overflowed) {
       try shape.fold.get.update(acc.get, row)
@@ -166,7 +179,8 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     if (overflowed) null else acc.map(_.copy()).orNull,
     overflowed,
     first.sorted,
-    last.sorted)
+    last.sorted,
+    if (values == null) null else values.result)
 }
 
 object RangeSummarizer {
@@ -179,7 +193,8 @@ object RangeSummarizer {
   def summarize(shape: SummaryShape, input: Seq[Attribute], rows: Iterator[InternalRow],
       numGroups: Int, groups: Option[(RangeBounds, Seq[Expression])]): Array[RangeSummary] = {
     val ordering = new LazilyGeneratedOrdering(shape.order, input)
-    val summarizers = Array.fill(numGroups)(new RangeSummarizer(shape, ordering))
+    val valueOrdering = shape.valueOrdering(input)
+    val summarizers = Array.fill(numGroups)(new RangeSummarizer(shape, ordering, valueOrdering))
     groups match {
       case None => rows.foreach(summarizers(0).offer)
       case Some((bounds, keys)) =>

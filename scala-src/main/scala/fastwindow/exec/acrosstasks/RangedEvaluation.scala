@@ -122,7 +122,8 @@ object RangedEvaluation {
       case h: Spread.Halos => (h.before, h.after)
       case Spread.Seeded => (0, 0)
     }
-    val shape = SummaryShape(fold, order, after, before)
+    val counted = countsPeerGroups(plan, ranges)
+    val shape = SummaryShape(fold, order, after, before, if (counted) order else Nil)
     val split = RangeSplitExec.below(source, wholeRangesOnly = false).map(_._2)
     val keys = if (partitionSpec.isEmpty) Array.empty[UnsafeRow]
     else split.map(_.bounds.skewedKeys.toArray).getOrElse(throw SparkException.internalError(
@@ -155,7 +156,10 @@ object RangedEvaluation {
         Seq(i)
       ).head
     }
-    val distinct = if (!countsPeerGroups(plan, ranges)) None
+    // Each task's distinct values: from the summaries when they could count them, else read.
+    val distinct = if (!counted) None
+    else if (summaries.forall(_.forall(_.values.ordered)))
+      Some(summaries.map(_.map(_.values.count)))
     else {
       summaryReads += 1
       val group = split.filter(_ => keys.nonEmpty).map(s => (s.bounds, s.orderSpec.map(_.child)))
@@ -197,10 +201,12 @@ object RangedEvaluation {
           case (summaries, numMaps) if summaries.value.size == numMaps =>
             val byMap = (0 until numMaps).map(m => summaries.value.get(m))
             val ordering = new LazilyGeneratedOrdering(shape.order, source.output)
+            val valueOrdering = shape.valueOrdering(source.output)
             Array.tabulate(split.bounds.numSlots / n) { g =>
               ranges.map { case (from, until) =>
                 val parts = for (range <- from until until; map <- byMap) yield map(g * n + range)
-                RangeSummary.concat(parts, shape.fold, ordering, shape.firstRows, shape.lastRows)
+                RangeSummary.concat(parts, shape.fold, ordering, shape.firstRows, shape.lastRows,
+                  valueOrdering)
               }.toArray
             }
         }
@@ -223,7 +229,7 @@ object RangedEvaluation {
     Set(FrameShape.RunningRows, FrameShape.RunningRange, FrameShape.WholePartition)
 
   /** Whether a range of `plan` starts from the peer groups before it (dense_rank). */
-  private def countsPeerGroups(plan: WindowPlan, ranges: Spread.Ranges): Boolean =
+  def countsPeerGroups(plan: WindowPlan, ranges: Spread.Ranges): Boolean =
     ranges == Spread.Seeded && plan.functions.exists {
       case r: RankingSpec => r.kind == RankingKind.DenseRank
       case _ => false
