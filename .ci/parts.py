@@ -126,7 +126,9 @@ def line_parts() -> List[Part]:
 
     env = {"FASTWINDOW_TEST_WHEEL_DIR": str(WHEEL_DIR)}
     suite = str(TESTS / "test_line_suite.py")
-    wheel = pytest_part("wheel", [f"{suite}::test_the_wheel_carries_a_jar_per_line"], 330, env=env)
+    wheel = pytest_part("wheel", [f"{suite}::test_the_wheel_carries_a_jar_per_line",
+                                  f"{suite}::test_the_release_artifacts_pass_twine_check"],
+                        350, env=env)
     lines = []
     for line in LINES:
         same_venv = [f"line-{other}" for other in LINES

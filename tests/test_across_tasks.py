@@ -112,6 +112,18 @@ def test_dense_rank_counted_by_the_map_tasks_or_a_second_read(series, spark, ord
             summary_reads=reads)
 
 
+@pytest.mark.parametrize("second,reads", [(0, 0), (500, 1)])
+def test_dense_rank_over_runs_in_order(spark_session, spark, second, reads):
+    """One map task reads two runs of rows, each in order (as a task reads several files of a
+    table written in order, files by size): counted there when the runs' values meet at most at
+    their ends (1000..1999, then 0..999: ``id div 3`` is 333 at both ends), read again when
+    they overlap (1000..1999, then 500..1499)."""
+    query = f"""select id, dense_rank() over (order by id div 3) d from
+                (select /*+ COALESCE(1) */ * from (select id from range(1000, 2000)
+                 union all select id from range({second}, {second + 1000})))"""
+    _spread(spark, query, 7, summary_reads=reads)
+
+
 @pytest.mark.parametrize("ranges", [1, 64])
 def test_empty_and_one_row_ranges(series, spark, ranges):
     """64 ranges over 80 rows: some empty, some of one row, halos longer than them."""

@@ -130,3 +130,19 @@ def test_backend_rejects_unknown_spark_lines(tmp_path):
     proc = _run_backend(root, "--spark-lines", "3.4")
     assert proc.returncode == 1
     assert "no Spark line ['3.4']" in proc.stderr
+
+
+def test_a_wheel_ships_only_the_jars_its_build_made(tmp_path, monkeypatch):
+    """A jar an earlier build left in the package (a line this build leaves out) is not packed."""
+    monkeypatch.syspath_prepend(str(BACKEND.parent))
+    import fastwindow_backend
+
+    jars = tmp_path / "jars"
+    jars.mkdir()
+    made, left = (jars / f"fastwindow-spark{line}-0.1.0.jar" for line in ("4.3_2.13", "3.5_2.12"))
+    made.write_bytes(b"made now")
+    left.write_bytes(b"left by an earlier build")
+    monkeypatch.setattr(fastwindow_backend, "JARS_DIR", jars)
+    monkeypatch.setattr(fastwindow_backend, "build_jars", lambda which, force: [made])
+    fastwindow_backend._prepare({"spark-lines": "4.3"}, default_lines="all", only_built=True)
+    assert made.exists() and not left.exists()

@@ -92,3 +92,30 @@ def test_route_spark_submit(tmp_path, jar):
     ]
     out = _run(cmd, tmp_path)
     _check_window_results(out)
+
+
+def test_route_spark_submit_packages(tmp_path, jar):
+    """The release's Maven route: the jar, with its POM, in a Maven repository
+    (``python -m fastwindow maven-repo``), resolved by ``spark-submit --packages`` from it (its
+    own Ivy cache: nothing from an earlier resolution)."""
+    import pyspark
+    from fastwindow._jar import built_for_spark
+    from fastwindow._maven import write_repository
+
+    repo = tmp_path / "maven"
+    (coordinate,) = write_repository([Path(jar)], repo)
+    line = ".".join(built_for_spark(jar).split(".")[:2])
+    assert coordinate.startswith(f"io.github.fastwindow:fastwindow-spark{line}_"), coordinate
+    spark_submit = os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit")
+    cmd = [
+        spark_submit,
+        "--master", "local[1]",
+        "--conf", "spark.ui.enabled=false",
+        "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}",
+        "--repositories", repo.as_uri(),
+        "--packages", coordinate,
+        "--conf", f"spark.sql.extensions={fastwindow.EXTENSIONS_CLASS}",
+        str(APP), "submit",
+    ]
+    out = _run(cmd, tmp_path)
+    _check_window_results(out)

@@ -40,6 +40,18 @@ def test_the_wheel_carries_a_jar_per_line(wheel):
                      "spark4.2_2.13", "spark4.3_2.13"}, jars
 
 
+def test_the_release_artifacts_pass_twine_check(wheel):
+    """The wheel and the sdist it was built from are what an index accepts."""
+    import subprocess
+    import sys
+
+    sdists = sorted(wheel.parent.glob("fastwindow-*.tar.gz"))
+    assert sdists, f"no sdist next to {wheel}"
+    out = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(wheel),
+                          str(sdists[-1])], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
 @pytest.mark.parametrize("line", list(line_suite.LINES))
 def test_line(line, wheel, tmp_path):
     (result,) = line_suite.run([line], wheel, work_dir=tmp_path)

@@ -144,16 +144,24 @@ def _setting(config_settings: Optional[Mapping[str, object]], key: str, env: str
     return str(value).strip().lower()
 
 
-def _prepare(config_settings: Optional[Mapping[str, object]], default_lines: str) -> None:
+def _prepare(config_settings: Optional[Mapping[str, object]], default_lines: str,
+             only_built: bool = False) -> None:
     force = _setting(config_settings, "force-rebuild", "FASTWINDOW_FORCE_REBUILD", "") in (
         "1", "true", "yes")
     which = _setting(config_settings, "spark-lines", "FASTWINDOW_SPARK_LINES", default_lines)
     try:
-        build_jars(which, force=force)
+        built = build_jars(which, force=force)
     except (JarBuildError, SparkLineError) as exc:
         # A clear message first, then fail the build (pip shows stderr of a failed backend).
         _log("ERROR: " + str(exc))
         raise
+    if only_built:
+        # A wheel ships exactly what this build made: no jar an earlier build left next to them
+        # (of a line this build left out, e.g. spark-lines=4.3 after an `all` build).
+        for jar in sorted(JARS_DIR.glob("fastwindow-*.jar")):
+            if jar.resolve() not in {b.resolve() for b in built}:
+                _log(f"not shipping {jar.name}: this build did not make it")
+                jar.unlink()
     # setuptools reuses build/lib between builds; a jar left there by an earlier build (another
     # Spark minor, another version) would otherwise end up in the wheel next to the new one.
     stale_build_jars = ROOT / "build" / "lib" / "fastwindow" / "jars"
@@ -168,7 +176,7 @@ def _prepare(config_settings: Optional[Mapping[str, object]], default_lines: str
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):  # noqa: D103
     # A wheel is what gets shipped: one jar per Spark line.
-    _prepare(config_settings, default_lines="all")
+    _prepare(config_settings, default_lines="all", only_built=True)
     return _setuptools_backend.build_wheel(wheel_directory, config_settings, metadata_directory)
 
 

@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 import textwrap
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
@@ -142,6 +143,21 @@ def _cmd_config(markdown: bool) -> int:
     return _with_jvm(show)
 
 
+def _cmd_maven_repo(out_dir: str) -> int:
+    from ._jar import bundled_jars
+    from ._maven import write_bundled
+
+    jars = bundled_jars()
+    if not jars:
+        jar_path()  # raises the error that says how to build the jars
+    for coordinate in write_bundled(Path(out_dir), jars):
+        print(coordinate)
+    print(f"# a Maven repository in {Path(out_dir).resolve()}: "
+          f"spark-submit --repositories file://{Path(out_dir).resolve()} --packages <one of the above>",
+          file=sys.stderr)
+    return 0
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""
@@ -263,6 +279,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_config.add_argument("--markdown", action="store_true",
                           help="print the table of every spark.fastwindow.* key "
                                "(starts a local JVM)")
+    p_maven = sub.add_parser("maven-repo",
+                             help="write this package's jars, with POMs, as a Maven repository "
+                                  "(for spark-submit --packages, sbt, Maven)")
+    p_maven.add_argument("dir", help="the repository's directory (created if missing)")
     p_support = sub.add_parser("support",
                                help="print what fastwindow supports (starts a local JVM)")
     p_support.add_argument("--json", action="store_true", help="print the raw JSON")
@@ -291,6 +311,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _cmd_jar(args.spark, args.scala)
         if args.command == "config":
             return _cmd_config(args.markdown)
+        if args.command == "maven-repo":
+            return _cmd_maven_repo(args.dir)
         if args.command == "support":
             return _cmd_support(args.json, args.markdown)
         parser.print_help()
