@@ -76,9 +76,7 @@ SEEDED = [
     "rank() over (order by n desc nulls first)",      # one integral key: bounds compared as longs
     "cume_dist() over (order by n nulls last)",
     "sum(v) over (order by dt desc)",
-    "dense_rank() over (order by k)",                 # keys out of order: a second read
-    "dense_rank() over (order by x desc nulls last)",
-    "dense_rank() over (order by n nulls first, dt desc)",
+    "dense_rank() over (order by n nulls first, dt desc)",  # more: test_dense_rank_counted_...
     "sum(v) over (order by o rows between unbounded preceding and unbounded following)",
     "max(v) over (order by k range between unbounded preceding and unbounded following)",
     # a running share of the total: both frames in one operator
