@@ -8,9 +8,10 @@ import org.apache.spark.sql.execution.{ProjectExec, SortExec, SparkPlan}
 /**
  * How many distinct ORDER BY values each task of a range shuffle holds: what dense_rank needs of
  * the ranges before its own. Equal values always fall in one range, but the map tasks that
- * summarise a range each see only part of it, and their counts do not add up (a value may be in
- * several); so one job reads the shuffle's output again, projects the keys, sorts them by Spark's
- * own sort (its memory accounted, spilling) and counts where the value changes.
+ * summarise a range each see only part of it, and their counts add up only where their values
+ * do not overlap ([[ValueRun]]: rows that reach them in order). Otherwise one job reads the
+ * shuffle's output again, projects the keys, sorts them by Spark's own sort (its memory
+ * accounted, spilling) and counts where the value changes.
  */
 object DistinctOrderValues {
 

@@ -20,8 +20,9 @@ import fastwindow.model.{FrameShape, RankingKind, Spread, WindowPlan}
  *  1. **Summaries**: each task's summary, from the map tasks' summaries of the ranges it reads
  *     (when there are two or more tasks); past the map side's cap, from one job that reads the
  *     shuffle's output again (not recomputed, not sorted) and summarises each task's rows. With
- *     dense_rank, one more job reads it to count each task's distinct ORDER BY values
- *     ([[DistinctOrderValues]]: a count the map tasks cannot add up, a value may be in several).
+ *     dense_rank, the summaries also count each range's distinct ORDER BY values where the rows
+ *     reach the map tasks in runs in order ([[ValueRun]]); else one more job reads the shuffle's
+ *     output to count them ([[DistinctOrderValues]]).
  *  2. **Combine** on the driver ([[RangeSeeds]]): each range's rows before it, seeded states
  *     and halo rows.
  *  3. **Evaluate**: each range's sorted rows with its seed, which reaches its task as the one
@@ -132,10 +133,11 @@ object RangedEvaluation {
       return Array.fill(input.getNumPartitions)(TaskSeeds(keys, Array.empty))
     }
     val numGroups = math.max(keys.length, 1)
+    // With skewed keys, how a second read finds a row's group: the split's bounds and keys.
+    val group = split.filter(_ => keys.nonEmpty).map(s => (s.bounds, s.orderSpec.map(_.child)))
     val summaries = fromMapTasks(source, shape, input.getNumPartitions).getOrElse {
       summaryReads += 1
       val output = source.output
-      val group = split.filter(_ => keys.nonEmpty).map(s => (s.bounds, s.orderSpec.map(_.child)))
       source.execute()
         .mapPartitions(rows =>
           Iterator(RangeSummarizer.summarize(shape, output, rows, numGroups,
@@ -162,7 +164,6 @@ object RangedEvaluation {
       Some(summaries.map(_.map(_.values.count)))
     else {
       summaryReads += 1
-      val group = split.filter(_ => keys.nonEmpty).map(s => (s.bounds, s.orderSpec.map(_.child)))
       Some(DistinctOrderValues.perTask(source, order, numGroups, group).transpose)
     }
     val byGroup = summaries.zipWithIndex.map { case (groupSummaries, g) =>
