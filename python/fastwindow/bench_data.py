@@ -14,6 +14,8 @@ def _generate_parquet(spark: Any, shape: Shape, rows: int, path: Path) -> None:
     elif shape.scattered:
         keys = shape.keys or rows // shape.rows_per_partition
         part = f"pmod(xxhash64(id, 4), {max(keys, 1)})"
+    elif shape.cycling:
+        part = f"pmod(id, {max(rows // shape.rows_per_partition, 1)})"
     else:
         part = f"id div {shape.rows_per_partition}" if shape.rows_per_partition else "0"
     if shape.hot_share:
@@ -27,4 +29,5 @@ def _generate_parquet(spark: Any, shape: Shape, rows: int, path: Path) -> None:
         "CAST(pmod(xxhash64(id, 1), 100000) AS DOUBLE) / 7 AS x",
         "CASE WHEN pmod(id, 13) = 0 THEN NULL ELSE pmod(xxhash64(id, 2), 1000000) - 500000 END AS v",
         "CAST(pmod(xxhash64(id, 3), 1000000) AS DECIMAL(12, 0)) / 100 AS d",
+        "concat('customer-', pmod(xxhash64(id, 6), 1000000), '@example.org') AS s",
     ).write.mode("overwrite").parquet(str(path))

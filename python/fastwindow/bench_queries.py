@@ -18,12 +18,12 @@ def query_sql(workload: Workload, shape: Shape, table: str, duckdb: bool = False
     expressions = (workload.duckdb_expressions or workload.expressions) if duckdb \
         else workload.expressions
     cols = ", ".join(f"{e.format(**specs)} AS r{k}" for k, e in enumerate(expressions))
-    query = f"SELECT p, o, {cols} FROM {table}"
+    query = f"SELECT {'*' if workload.select_all else 'p, o'}, {cols} FROM {table}"
     return f"SELECT * FROM ({query}) WHERE {workload.where}" if workload.where else query
 
 
 #: The generated table's columns a query may read besides p and o.
-_VALUE_COLUMNS = ("ts", "x", "v", "d")
+_VALUE_COLUMNS = ("ts", "x", "v", "d", "s")
 
 
 def _partition_by(sql: str) -> Optional[str]:

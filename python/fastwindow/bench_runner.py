@@ -63,7 +63,8 @@ class Runner:
             timer.cancel()
 
     def run_shape(self, shape: Shape, rows: int, workloads: Sequence[Workload]) -> None:
-        data = Path(self.args.out) / "data" / f"{shape.name}_{rows}.parquet"
+        # The name says which generator wrote it (v2: with the string column s).
+        data = Path(self.args.out) / "data" / f"{shape.name}_{rows}_v2.parquet"
         if not data.exists():
             _generate_parquet(self.spark, shape, rows, data)
         raw = self.spark.read.parquet(str(data))
@@ -110,8 +111,8 @@ class Runner:
         reports = explain(df)
         case.operator = "+".join(sorted({r.operator for r in reports})) or "none"
         plan = df._jdf.queryExecution().executedPlan().toString()
-        float_columns = [c for c, f in zip(columns, df.schema.fields[2:])
-                         if f.dataType.typeName() in ("double", "float")]
+        float_columns = [c for c in columns
+                         if df.schema[c].dataType.typeName() in ("double", "float")]
         if mode == "window-only":
             leaked = _unmeasured_above_cache(plan)
             if leaked:

@@ -13,13 +13,16 @@ class Shape:
     ``scattered``: keys drawn by hash (rows of a key spread over the files, as in real tables)
     instead of runs of consecutive ids (which hand Spark's sort presorted input); ``keys`` of
     them, or rows / ``rows_per_partition``; one row per key is every row its own key.
-    ``hot_share``: that share of the rows (drawn by hash) has one key of its own, key 0 (skew)."""
+    ``hot_share``: that share of the rows (drawn by hash) has one key of its own, key 0 (skew).
+    ``cycling``: key = id mod keys, as ids assigned in order with keys repeating in a cycle."""
     name: str
     rows_per_partition: Optional[int]
     description: str
     scattered: bool = False
     keys: Optional[int] = None
     hot_share: float = 0.0
+    #: keys = id mod (rows / rows_per_partition): every key once before any repeats
+    cycling: bool = False
 
 
 SHAPES: Dict[str, Shape] = {
@@ -28,6 +31,9 @@ SHAPES: Dict[str, Shape] = {
     "none": Shape("none", None, "no PARTITION BY (one window partition)"),
     "keys20": Shape("keys20", 20, "rows / 20 keys drawn by hash (20 rows per key on average)",
                     scattered=True),
+    "cycle20": Shape("cycle20", 20, "rows / 20 keys cycling in id order (key = id mod keys: "
+                     "a key repeats only every rows / 20 rows)", cycling=True),
+    "runs20": Shape("runs20", 20, "runs of 20 consecutive ids per key (keys sorted and clustered)"),
     "keys4": Shape("keys4", 4, "rows / 4 keys drawn by hash (4 rows per key on average)",
                    scattered=True),
     "keys2": Shape("keys2", 2, "rows / 2 keys drawn by hash (2 rows per key on average)",
@@ -58,6 +64,8 @@ class Workload:
     #: A filter on the results (``r0`` is the first expression): a top-k per group, which
     #: Spark plans with a group limit below the window
     where: Optional[str] = None
+    #: Every column of the table in the result (with its string column), not only p and o
+    select_all: bool = False
 
 
 def _moving(fn: str, col: str, w: int) -> Workload:
@@ -79,7 +87,13 @@ WORKLOADS: List[Workload] = [
     # Top-k per group: Spark plans a group limit (partial before the shuffle, final after) below
     # the window; its plan sorts every row twice.
     Workload("dedup_first", "topk", ["row_number() OVER ({w})"], where="r0 = 1"),
+    # The latest row of each key, every column: later rows replace the kept one, and the whole
+    # row (with a string) crosses the shuffle unless the partial limit drops it.
+    Workload("dedup_latest", "topk", ["row_number() OVER ({p} ORDER BY ts DESC)"], where="r0 = 1",
+             select_all=True),
     Workload("top3_rank", "topk", ["rank() OVER ({w})"], where="r0 <= 3"),
+    Workload("top3_rank_rows", "topk", ["rank() OVER ({p} ORDER BY ts DESC)"], where="r0 <= 3",
+             select_all=True),
     Workload("top3_dense_rank", "topk", ["dense_rank() OVER ({w})"], where="r0 <= 3"),
     # Share of the group's total (TPC-DS q12/q20/q98): whole-partition aggregates.
     Workload("share_of_total", "whole",

@@ -262,13 +262,15 @@ object FastWindowConf {
   val DISTINCT_KEYS_SAMPLE_ROWS: Entry[Int] = entry(
     "spark.fastwindow.distinctKeys.sampleRows",
     default = 65536,
-    doc = "After this many rows of a task, the operators that group rows by PARTITION BY key " +
-      "by hash check whether nine rows in ten had a key of their own; if so, grouping buys " +
-      "nothing, and the group sort gives the task's rows to Spark's sorter, the final top-k " +
-      "sorts them (except row_number() <= 1, which holds one row per key at no more cost) " +
-      "and the partial top-k passes the rest of its rows on (also at three rows in four, " +
-      "except row_number() <= 1: it would drop too few rows to pay for holding them). " +
-      "0: never check.",
+    doc = "After this many rows of a task, the group sort and the final top-k check whether " +
+      "nine rows in ten had a PARTITION BY key of their own; if so, grouping by hash buys " +
+      "nothing, and they give the task's rows to Spark's sorter (except the final " +
+      "row_number() <= 1, which holds one row per key at no more cost). The partial top-k " +
+      "(before the shuffle) judges every this many rows, all through the task, whether " +
+      "holding rows drops enough of them to pay (one in ten for row_number() <= 1, one in two " +
+      "otherwise, from the rows it dropped and the distinct keys it saw, counted by a sketch): " +
+      "if not, it passes rows on, and holds again when their keys come back. " +
+      "0: never check (always group, always hold).",
     parse = nonNegativeInt
   )
 

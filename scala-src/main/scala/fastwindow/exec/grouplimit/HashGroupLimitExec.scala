@@ -28,9 +28,9 @@ import fastwindow.frames.RankLimit
  *  - `Partial` (before the shuffle) requires nothing of its input and keeps, per group, the rows
  *    the limit may keep among the task's rows: a superset of what the group keeps, which is all a
  *    partial limit must give. Its output has no order. When memory is refused it emits what it
- *    holds and starts over (a larger superset, still correct); when its first rows had nearly a
- *    key each (`spark.fastwindow.distinctKeys.sampleRows`), it would cut almost nothing, and
- *    passes the rest on uncut.
+ *    holds and starts over (a larger superset, still correct); while holding drops too few rows
+ *    to pay for itself, it passes rows on uncut, and holds again once keys come back
+ *    ([[PartialGroupLimit]], judged over the whole task by a [[HoldingJudge]]).
  *  - `Final` (after the shuffle) requires only the clustering, and emits each group's kept rows
  *    sorted, groups in key order: the ordering the window above requires, so no `Sort` is planned
  *    between them; the sort concerns the survivors only. When memory is refused it gives what it
@@ -85,8 +85,10 @@ case class HashGroupLimitExec(
       "times memory was refused and the kept rows were emitted early (partial)"),
     "numSortedTasks" -> SQLMetrics.createMetric(sparkContext,
       "tasks that sorted their rows, memory refused or keys nearly distinct (final)"),
-    "numPassedThroughTasks" -> SQLMetrics.createMetric(sparkContext,
-      "tasks that passed their rows on unlimited, keys nearly distinct (partial)")
+    "numPassedRows" -> SQLMetrics.createMetric(sparkContext,
+      "rows passed on unheld, holding them would have dropped too few (partial)"),
+    "numHoldResumes" -> SQLMetrics.createMetric(sparkContext,
+      "times holding started again after rows were passed on, keys coming back (partial)")
   )
 
   /**
@@ -113,7 +115,7 @@ case class HashGroupLimitExec(
     val sorting = SortExec(groupOrder, global = false, child = child)
     val (outputRows, peak) = (longMetric("numOutputRows"), longMetric("peakMemory"))
     val (earlyEmits, sortedTasks) = (longMetric("numEarlyEmits"), longMetric("numSortedTasks"))
-    val passedThrough = longMetric("numPassedThroughTasks")
+    val (passedRows, holdResumes) = (longMetric("numPassedRows"), longMetric("numHoldResumes"))
 
     source.execute().mapPartitions { input =>
       val memory = TaskMemory.manager.map(new ColumnMemory(_))
@@ -139,8 +141,10 @@ case class HashGroupLimitExec(
       })
       val out =
         if (partial) {
-          new PartialGroupLimit(rows, groups, sampleRows, () => earlyEmits += 1,
-            () => passedThrough += 1)
+          val judge = if (sampleRows <= 0) None
+          else Some(new HoldingJudge(k, PartialGroupLimit.minDropShare(groups), sampleRows))
+          new PartialGroupLimit(rows, groups, judge, () => earlyEmits += 1, () => passedRows += 1,
+            () => holdResumes += 1)
         } else {
           val keyOrder = RowOrderings.keyOrder(keys, interpreted)
           HashGroupLimitExec.finalRows(
@@ -201,63 +205,5 @@ object HashGroupLimitExec {
       rows.foreach(external.insertRow)
       limitSorted(external.sort())
     }
-  }
-}
-
-/**
- * The partial mode's output: reads rows into `groups` and emits what it kept, when the input
- * ends or, earlier, when memory is refused (then it starts over with an empty map). When the
- * first `sampleRows` rows (0: never) say the limit would drop too few rows to pay for holding
- * them ([[TopKPerKey.dropsTooFew]]): it emits what it holds and passes the rest on as they come
- * (more rows than needed, which is all a partial limit may give).
- */
-private final class PartialGroupLimit(
-    rows: Iterator[UnsafeRow],
-    groups: TopKPerKey,
-    sampleRows: Long,
-    emittedEarly: () => Unit,
-    passedThrough: () => Unit)
-  extends Iterator[InternalRow] {
-
-  private var emitting: Iterator[UnsafeRow] = Iterator.empty
-
-  /** A row refused memory, offered again once the map is emptied. */
-  private var refused: UnsafeRow = _
-  private var read = 0L
-
-  override def hasNext: Boolean = emitting.hasNext || fill()
-
-  override def next(): InternalRow = {
-    if (!hasNext) throw new NoSuchElementException
-    emitting.next()
-  }
-
-  private def fill(): Boolean = {
-    groups.clear()
-    if (refused != null) {
-      // An empty map refused: the row passes through alone.
-      if (!groups.offer(refused)) {
-        val row = refused
-        refused = null
-        emitting = Iterator.single(row)
-        return true
-      }
-      refused = null
-    }
-    var passing = false
-    while (refused == null && !passing && rows.hasNext) {
-      val row = rows.next()
-      read += 1
-      if (!groups.offer(row)) {
-        refused = row.copy()
-        emittedEarly()
-      } else if (read == sampleRows && groups.dropsTooFew(read)) {
-        passing = true
-        passedThrough()
-      }
-    }
-    emitting = groups.keptRows(groups.groupIds.iterator)
-    if (passing) emitting = emitting ++ { groups.clear(); rows }
-    emitting.hasNext || refused != null && fill()
   }
 }

@@ -43,6 +43,16 @@ final class TopKPerKey(
   def peak: Long = peakBytes
   def isEmpty: Boolean = count == 0
 
+  /**
+   * Rows offered and not held, since this was made: refused by their group's bound, replacing
+   * its row or cut from it. Not reset by `clear`: the caller measures what holding drops.
+   */
+  def droppedRows: Long = dropped
+  private var dropped = 0L
+
+  /** The PARTITION BY key of `row`, valid until the next call or offer. */
+  def key(row: UnsafeRow): UnsafeRow = keyOf(row)
+
   /** Adds `row` to its group if the limit may keep it; false when memory for it is refused. */
   def offer(row: UnsafeRow): Boolean = {
     val key = keyOf(row)
@@ -50,6 +60,7 @@ final class TopKPerKey(
     // The bounds mirror each group's bound: where they exist, they alone decide, and the
     // group's own comparison (which follows its bound row's bytes) is not made again.
     if (id >= 0 && (if (bounds.isDefined) bounds.get.refuses(id, row) else !admits(id, row))) {
+      dropped += 1
       return true
     }
     val added = if (id >= 0) 0L else weigh(key) + ids.bytesPerKey + BoundBytes
@@ -68,6 +79,8 @@ final class TopKPerKey(
       ids.add(key)
       count += 1
       heldBytes += added
+    } else {
+      dropped += 1
     }
     best.put(groupId, row)
     bounds.foreach(_.update(groupId, best.kept(groupId)))
@@ -85,9 +98,10 @@ final class TopKPerKey(
       heldBytes += added + GroupOverhead
       group
     }
-    val before = group.bytes
+    val (bytesBefore, rowsBefore) = (group.bytes, group.count)
     group.add(row)
-    heldBytes += group.bytes - before
+    heldBytes += group.bytes - bytesBefore
+    dropped += rowsBefore + 1 - group.count
     bounds.foreach(_.update(if (id >= 0) id else count - 1, group.boundRow))
     true
   }
@@ -105,19 +119,6 @@ final class TopKPerKey(
    * ([[fastwindow.exec.shared.GroupIds.nearlyDistinct]]).
    */
   def nearlyDistinct(rows: Long): Boolean = ids.nearlyDistinct(rows)
-
-  /**
-   * Whether a partial limit, judged on the first `rows` rows read, would drop too few rows to pay
-   * for holding them: when 9 in 10 had a key of their own
-   * ([[fastwindow.exec.shared.GroupIds.nearlyDistinct]]), or 3 in 4 where each group is objects
-   * of its own (not [[keepsRowsInArena]]) whose rows are copied
-   * and compared. Measured on 4M rows and 200k keys (5 rows per key and map task; 3 in 4 of the
-   * first 65,536 rows had a key of their own): the partial top-3 dropped 2 rows in 5 and cost
-   * more than the shuffle of them; at 50k keys (20 rows per key and task, 11 in 20 of the
-   * sample's rows with a key of their own) it paid; the arena's `row_number() <= 1` paid at both.
-   */
-  def dropsTooFew(rows: Long): Boolean =
-    if (keepsRowsInArena) ids.nearlyDistinct(rows) else ids.distinctAtLeast(rows, 3, 4)
 
   /**
    * Whether each group's row sits in one arena (`row_number() <= 1`), with no object per group:

@@ -1,0 +1,78 @@
+package fastwindow.exec.grouplimit
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+
+import fastwindow.exec.shared.DistinctKeySketch
+
+/**
+ * Judges, all through a task, whether a partial top-k should hold its rows (and drop those its
+ * limit cuts) or pass them on: holding costs a hash lookup and often a copy per row, passing a
+ * row costs its trip through the shuffle. A prefix of the task cannot tell: when ids are
+ * assigned in order and keys repeat in a cycle, the first rows show no repeated key although
+ * every key repeats later. So the judgement is made every `step` rows of the task, from what the
+ * task has shown so far:
+ *
+ *  - the distinct keys of its rows, counted by a [[DistinctKeySketch]], and how fast new ones
+ *    came over the last half of its rows: extended at that pace over as many rows again, they
+ *    give the rows per key of a span twice as long, hence the share of its rows a limit of
+ *    `limit` per key would drop (none while every key is new; a growing share once keys come
+ *    back). The last half, not the last step: a sketch's error would swamp one step's growth;
+ *  - while holding, the share of the rows held since holding started that the limit did drop.
+ *
+ * Holding goes on while either share reaches `minDropShare`, and for at least two steps once it
+ * starts; passing holds again as soon as the predicted share reaches it.
+ */
+private[grouplimit] final class HoldingJudge(limit: Int, minDropShare: Double, step: Long) {
+  private val keys = new DistinctKeySketch
+  private var taskRows = 0L
+
+  /** The estimated distinct keys after each step of the task's rows. */
+  private val keysAfterStep = ArrayBuffer[Double]()
+
+  /** Since holding or passing last started: rows, and the top-k's dropped rows at its start. */
+  private var phaseRows = 0L
+  private var droppedAtStart = 0L
+
+  /** At the last judgement point: the share of rows a span twice the task's would drop. */
+  private var predictedDropShare = 0.0
+
+  /**
+   * Counts `key` (the next row's); true at a judgement point (every `step` rows of the task), at
+   * which `keepsHolding` or `startsHolding` is asked.
+   */
+  def observe(key: UnsafeRow): Boolean = {
+    keys.add(key)
+    taskRows += 1
+    phaseRows += 1
+    val judges = taskRows % step == 0
+    if (judges) predictedDropShare = predictDropShare()
+    judges
+  }
+
+  /** At a judgement point while holding: whether holding still pays. */
+  def keepsHolding(droppedRows: Long): Boolean =
+    phaseRows < 2 * step || (droppedRows - droppedAtStart) >= minDropShare * phaseRows ||
+      predictedDropShare >= minDropShare
+
+  /** At a judgement point while passing: whether holding would pay now. */
+  def startsHolding: Boolean = predictedDropShare >= minDropShare
+
+  /** Holding or passing starts; `droppedRows` is the top-k's count of dropped rows so far. */
+  def switched(droppedRows: Long): Unit = {
+    phaseRows = 0
+    droppedAtStart = droppedRows
+  }
+
+  private def predictDropShare(): Double = {
+    val seen = keys.estimate
+    keysAfterStep += seen
+    val steps = keysAfterStep.length
+    val (halfRows, seenAtHalf) =
+      if (steps < 2) (0L, 0.0) else ((steps / 2) * step, keysAfterStep(steps / 2 - 1))
+    val newPerRow = math.max(0.0, seen - seenAtHalf) / (taskRows - halfRows)
+    val rowsPerKey = 2.0 * taskRows / math.max(1.0, seen + newPerRow * taskRows)
+    math.max(0.0, 1.0 - limit / rowsPerKey)
+  }
+}

@@ -1,0 +1,105 @@
+package fastwindow.exec.grouplimit
+
+import scala.util.Random
+
+import org.apache.spark.sql.catalyst
+  .expressions.{BoundReference, GenericInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+import fastwindow.exec.shared.MemoryBudget
+import fastwindow.frames.RankLimit
+
+/**
+ * [[PartialGroupLimit]] with its [[HoldingJudge]] over key orders a prefix of the task cannot
+ * tell apart: whatever it decides, every key's top rows are among its output (all a partial limit
+ * must give), and it holds where holding drops rows and passes rows on where it would not.
+ */
+class PartialGroupLimitSuite extends AnyFunSuite {
+
+  private val Step = 4096L
+  private val toUnsafe = UnsafeProjection.create(Array[DataType](IntegerType, LongType))
+
+  /** Later rows come first in the limit's order (the latest row of each key). */
+  private val latestFirst: java.util.Comparator[UnsafeRow] =
+    (a, b) => java.lang.Long.compare(b.getLong(1), a.getLong(1))
+
+  private case class Outcome(output: Seq[(Int, Long)], passed: Int, resumed: Int)
+
+  private def run(keys: Seq[Int], limit: Int, rank: RankLimit = RankLimit.RowNumber): Outcome = {
+    val groups = new TopKPerKey(
+      UnsafeProjection.create(Seq(BoundReference(0, IntegerType, nullable = false))),
+      Seq(IntegerType), rank, limit, latestFirst, None, new MemoryBudget(None, 0L))
+    val judge = new HoldingJudge(limit, PartialGroupLimit.minDropShare(groups), Step)
+    var (passed, resumed) = (0, 0)
+    val rows = keys.iterator.zipWithIndex.map { case (k, i) =>
+      toUnsafe(new GenericInternalRow(Array[Any](k, i.toLong)))
+    }
+    val output = new PartialGroupLimit(rows, groups, Some(judge), () => (), () => passed += 1,
+      () => resumed += 1).map(r => (r.getInt(0), r.getLong(1))).toList
+    Outcome(output, passed, resumed)
+  }
+
+  /** Every key's `limit` latest rows are in the output, each row at most once. */
+  private def assertKeepsTopRows(keys: Seq[Int], limit: Int, out: Outcome): Unit = {
+    assert(out.output.distinct.size == out.output.size)
+    val given = out.output.toSet
+    keys.zipWithIndex.groupBy(_._1).foreach { case (k, rows) =>
+      rows.map(_._2.toLong).sorted.takeRight(limit).foreach { i =>
+        assert(given.contains((k, i)), s"key $k row $i missing")
+      }
+    }
+  }
+
+  private val n = 200000
+
+  test("keys cycling (each repeats only after 20,000 rows): holding starts again once they do") {
+    val keys = Seq.tabulate(n)(_ % 20000)
+    for (limit <- Seq(1, 3)) {
+      val out = run(keys, limit)
+      assertKeepsTopRows(keys, limit, out)
+      assert(out.resumed >= 1, s"limit $limit")
+      // Spark's sorted partial limit gives 20,000 x limit rows (of 200,000); the rows passed
+      // before the keys came back often enough to pay are the price of not knowing the future:
+      // about 2 key cycles for row_number, 3 for a top-3 (whose keys' first 3 rows all stay).
+      assert(out.output.size < (if (limit == 1) n / 4 else n * 2 / 3),
+        s"limit $limit: ${out.output.size} rows")
+    }
+  }
+
+  test("distinct keys: rows are passed on, not held") {
+    val keys = Seq.tabulate(n)(identity)
+    val out = run(keys, 1)
+    assertKeepsTopRows(keys, 1, out)
+    assert(out.passed > n * 9 / 10 && out.resumed == 0)
+  }
+
+  test("keys repeating within a few rows: held from the first row to the last") {
+    val rng = new Random(5)
+    val keys = Seq.fill(n)(rng.nextInt(2000))
+    for (limit <- Seq(1, 3)) {
+      val out = run(keys, limit)
+      assertKeepsTopRows(keys, limit, out)
+      assert(out.passed == 0 && out.output.size == 2000 * limit, s"limit $limit")
+    }
+  }
+
+  test("random mixes of runs, cycles, distinct keys and repeats: every key's top rows given") {
+    val rng = new Random(11)
+    for (trial <- 0 until 20) {
+      val keys = Seq.fill(1 + rng.nextInt(6)) {
+        val len = rng.nextInt(40000)
+        val base = rng.nextInt(1 << 20)
+        rng.nextInt(4) match {
+          case 0 => Seq.tabulate(len)(i => base + i) // distinct
+          case 1 => Seq.tabulate(len)(i => i % (1 + rng.nextInt(10000))) // cycling
+          case 2 => Seq.tabulate(len)(i => base + i / 20) // runs
+          case _ => Seq.fill(len)(rng.nextInt(1 + rng.nextInt(5000))) // random
+        }
+      }.flatten
+      val limit = 1 + rng.nextInt(3)
+      val rank = Seq(RankLimit.RowNumber, RankLimit.Rank, RankLimit.DenseRank)(rng.nextInt(3))
+      assertKeepsTopRows(keys, limit, run(keys, limit, rank))
+    }
+  }
+}
