@@ -142,7 +142,7 @@ case class HashGroupLimitExec(
       val out =
         if (partial) {
           val judge = if (sampleRows <= 0) None
-          else Some(new HoldingJudge(k, PartialGroupLimit.minDropShare(groups), sampleRows))
+          else Some(PartialGroupLimit.judge(groups, k, sampleRows))
           new PartialGroupLimit(rows, groups, judge, () => earlyEmits += 1, () => passedRows += 1,
             () => holdResumes += 1)
         } else {

@@ -15,16 +15,18 @@ import fastwindow.exec.shared.DistinctKeySketch
  * task has shown so far:
  *
  *  - the distinct keys of its rows, counted by a [[DistinctKeySketch]], and how fast new ones
- *    came over the last half of its rows: extended at that pace over as many rows again, they
- *    give the rows per key of a span twice as long, hence the share of its rows a limit of
- *    `limit` per key would drop (none while every key is new; a growing share once keys come
- *    back). The last half, not the last step: a sketch's error would swamp one step's growth;
+ *    came over the last half of its rows (the last half, not the last step: a sketch's error
+ *    would swamp one step's growth): they predict the share of the next rows a limit of `limit`
+ *    per key would drop (none while every key is new; a growing share once keys come back);
  *  - while holding, the share of the rows held since holding started that the limit did drop.
  *
- * Holding goes on while either share reaches `minDropShare`, and for at least two steps once it
- * starts; passing holds again as soon as the predicted share reaches it.
+ * Holding goes on while either share reaches `minDropShare` or, where holding is cheap
+ * (`holdsWhileRising`), the predicted one still rises (by more than a sketch's noise),
+ * and for at least two steps once it starts; passing holds again as soon as the predicted share
+ * reaches it.
  */
-private[grouplimit] final class HoldingJudge(limit: Int, minDropShare: Double, step: Long) {
+private[grouplimit] final class HoldingJudge(
+    limit: Int, minDropShare: Double, step: Long, holdsWhileRising: Boolean) {
   private val keys = new DistinctKeySketch
   private var taskRows = 0L
 
@@ -35,8 +37,9 @@ private[grouplimit] final class HoldingJudge(limit: Int, minDropShare: Double, s
   private var phaseRows = 0L
   private var droppedAtStart = 0L
 
-  /** At the last judgement point: the share of rows a span twice the task's would drop. */
+  /** At the last judgement point and the one before: the share of the next rows a limit drops. */
   private var predictedDropShare = 0.0
+  private var previousDropShare = 0.0
 
   /**
    * Counts `key` (the next row's); true at a judgement point (every `step` rows of the task), at
@@ -47,14 +50,21 @@ private[grouplimit] final class HoldingJudge(limit: Int, minDropShare: Double, s
     taskRows += 1
     phaseRows += 1
     val judges = taskRows % step == 0
-    if (judges) predictedDropShare = predictDropShare()
+    if (judges) {
+      previousDropShare = predictedDropShare
+      predictedDropShare = predictDropShare()
+    }
     judges
   }
 
-  /** At a judgement point while holding: whether holding still pays. */
+  /**
+   * At a judgement point while holding: whether holding still pays, or may soon (the predicted
+   * share still rising: keys coming back more and more).
+   */
   def keepsHolding(droppedRows: Long): Boolean =
     phaseRows < 2 * step || (droppedRows - droppedAtStart) >= minDropShare * phaseRows ||
-      predictedDropShare >= minDropShare
+      predictedDropShare >= minDropShare ||
+      holdsWhileRising && predictedDropShare > previousDropShare + HoldingJudge.Rise
 
   /** At a judgement point while passing: whether holding would pay now. */
   def startsHolding: Boolean = predictedDropShare >= minDropShare
@@ -65,14 +75,36 @@ private[grouplimit] final class HoldingJudge(limit: Int, minDropShare: Double, s
     droppedAtStart = droppedRows
   }
 
+  /**
+   * The share of the next rows a limit of `limit` per key would drop: those whose key is not new
+   * (one minus the pace at which new keys came over the last half of the task's rows) and, of
+   * them, those whose key has had `limit` rows already, for keys whose rows come as a Poisson
+   * process at the task's rows per key so far.
+   */
   private def predictDropShare(): Double = {
-    val seen = keys.estimate
+    val seen = math.max(1.0, keys.estimate)
     keysAfterStep += seen
     val steps = keysAfterStep.length
     val (halfRows, seenAtHalf) =
       if (steps < 2) (0L, 0.0) else ((steps / 2) * step, keysAfterStep(steps / 2 - 1))
-    val newPerRow = math.max(0.0, seen - seenAtHalf) / (taskRows - halfRows)
-    val rowsPerKey = 2.0 * taskRows / math.max(1.0, seen + newPerRow * taskRows)
-    math.max(0.0, 1.0 - limit / rowsPerKey)
+    val newPerRow = math.min(1.0, math.max(0.0, seen - seenAtHalf) / (taskRows - halfRows))
+    (1.0 - newPerRow) * HoldingJudge.atLeast(limit, taskRows / seen)
+  }
+}
+
+private object HoldingJudge {
+
+  /** A rise of the predicted share per step that is more than a sketch's noise. */
+  val Rise = 0.02
+
+  /** P(X >= k) for X ~ Poisson(mean). */
+  def atLeast(k: Int, mean: Double): Double = {
+    var (term, below, i) = (math.exp(-mean), 0.0, 0)
+    while (i < k) {
+      below += term
+      i += 1
+      term *= mean / i
+    }
+    math.max(0.0, 1.0 - below)
   }
 }
