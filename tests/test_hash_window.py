@@ -27,6 +27,15 @@ pytestmark = pytest.mark.separate_twin(
 NO_SORT = "no sort below it: whole-partition aggregates"
 
 
+@pytest.fixture(autouse=True)
+def rows_shuffled_by_key(spark):
+    """This module tests the hash window over rows shuffled by key; over a range or file scan,
+    fastwindow would join the keys' aggregates to the rows without shuffling them
+    (test_key_aggregates.py tests that path)."""
+    with session_confs(spark, {"spark.fastwindow.keyAggregates.enabled": "false"}):
+        yield
+
+
 def hash_windows(spark, query):
     fast = run(spark, query, fastwindow_on=True)
     return fast, [r for r in fast.reports if NO_SORT in (r.note or "")]

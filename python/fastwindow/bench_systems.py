@@ -14,6 +14,7 @@ EXACT_FLOATS_KEY = "spark.fastwindow.exactFloats"
 GROUP_SORT_KEY = "spark.fastwindow.groupSort.enabled"
 ACROSS_TASKS_KEY = "spark.fastwindow.acrossTasks.enabled"
 SKEWED_KEYS_KEY = "spark.fastwindow.acrossTasks.skewedKeys"
+KEY_AGGREGATES_KEY = "spark.fastwindow.keyAggregates.enabled"
 
 
 @dataclass(frozen=True)
@@ -23,41 +24,53 @@ class System:
 
 
 SPARK_SYSTEMS = [
-    System("fastwindow", {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
-                          EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true",
-                          ACROSS_TASKS_KEY: "false"}),
+    System("fastwindow",
+           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
+            SPLIT_MIXED_KEY: "false", EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true",
+            ACROSS_TASKS_KEY: "false"}),
     # Windows without PARTITION BY over ranges of the ORDER BY keys, one task each
     # (spark.fastwindow.acrossTasks.enabled).
     System("fastwindow_spread",
-           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
+            SPLIT_MIXED_KEY: "false",
             EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true"}),
     # Also PARTITION BY windows whose skewed keys are split over tasks
     # (spark.fastwindow.acrossTasks.skewedKeys, off by default).
     System("fastwindow_skewed",
-           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
+            SPLIT_MIXED_KEY: "false",
             EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true",
             SKEWED_KEYS_KEY: "true"}),
     # Spark's sort of the whole task below FastWindow, instead of each task's rows grouped by key
     # by hash and each window partition sorted alone (spark.fastwindow.groupSort.enabled off).
     System("fastwindow_sorted",
-           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
+            SPLIT_MIXED_KEY: "false",
             EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "false"}),
     # Mixed streamed/buffering windows as two operators (see spark.fastwindow.streaming.splitMixed).
     System("fastwindow_split",
-           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "true",
+           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
+            SPLIT_MIXED_KEY: "true",
             EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true"}),
     # Floating-point aggregates over sliding frames in Spark's order (spark.fastwindow.exactFloats).
     System("fastwindow_exact",
-           {ENABLED_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
+            SPLIT_MIXED_KEY: "false",
             EXACT_FLOATS_KEY: "true", GROUP_SORT_KEY: "true"}),
+    # Whole-partition windows over rows shuffled by key (the hash window), as before they could
+    # stay where they are (spark.fastwindow.keyAggregates.enabled).
+    System("fastwindow_shuffled",
+           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "false", SEGMENT_TREE_KEY: "false",
+            SPLIT_MIXED_KEY: "false", EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true",
+            ACROSS_TASKS_KEY: "false"}),
     System("spark", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "false"}),
     System("spark_segtree", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "true"}),
 ]
 
 
 #: Systems compared with fastwindow in reports (ratio = theirs / fastwindow's), in column order.
-OTHER_SYSTEMS = ("fastwindow_spread", "fastwindow_skewed", "fastwindow_split", "fastwindow_exact", "fastwindow_sorted", "spark",
-                 "spark_segtree", "duckdb")
+OTHER_SYSTEMS = ("fastwindow_spread", "fastwindow_skewed", "fastwindow_split", "fastwindow_exact",
+                 "fastwindow_sorted", "fastwindow_shuffled", "spark", "spark_segtree", "duckdb")
 #: The reference without a window (see fastwindow.bench): reported as Spark's ceiling, no ratio.
 SHUFFLE_ONLY = "shuffle_only"
 

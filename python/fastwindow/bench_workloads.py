@@ -40,6 +40,7 @@ SHAPES: Dict[str, Shape] = {
                    scattered=True),
     "keys50k": Shape("keys50k", None, "50,000 keys drawn by hash", scattered=True, keys=50_000),
     "keys10k": Shape("keys10k", None, "10,000 keys drawn by hash", scattered=True, keys=10_000),
+    "keys1k": Shape("keys1k", None, "1,000 keys drawn by hash", scattered=True, keys=1_000),
     "keys10": Shape("keys10", None, "10 keys drawn by hash", scattered=True, keys=10),
     "hotkey": Shape("hotkey", 20, "one key holds half of the rows (skew); the other half over "
                     "rows / 20 keys drawn by hash", scattered=True, hot_share=0.5),

@@ -3,7 +3,7 @@ package fastwindow
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.fastwindow.SqlConfRegistration
 
-import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, SetSizeIntoWindow}
+import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, KeyAggregatesPlacement, SetSizeIntoWindow}
 
 /**
  * The entry point of fastwindow: a [[SparkSessionExtensions]] that injects
@@ -12,7 +12,9 @@ import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, SetSiz
  * `WindowExec`, logging why. Two rules come with it: [[fastwindow.planning.SetSizeIntoWindow]] lets
  * the window count a frame's distinct values where the query reads only the size of its
  * `collect_set`, and [[fastwindow.planning.DistinctWindowAggregates]] accepts DISTINCT window
- * aggregates, which Spark rejects (an extension of Spark's SQL).
+ * aggregates, which Spark rejects (an extension of Spark's SQL). A physical rule,
+ * [[fastwindow.planning.KeyAggregatesPlacement]], runs a whole-partition window without shuffling
+ * its rows where that pays.
  *
  * Enable it when the session is built, with the fastwindow jar on the classpath:
  *
@@ -46,5 +48,9 @@ class FastWindowExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPlannerStrategy(_ => FastWindowStrategy)
     extensions.injectPostHocResolutionRule(_ => DistinctWindowAggregates)
     extensions.injectOptimizerRule(_ => SetSizeIntoWindow)
+    // After Spark has placed the exchanges: with AQE, before its query stages are made; without,
+    // before the columnar transitions.
+    extensions.injectQueryStagePrepRule(_ => KeyAggregatesPlacement)
+    extensions.injectColumnar(_ => KeyAggregatesPlacement.AsColumnarRule)
   }
 }

@@ -233,6 +233,28 @@ object FastWindowConf {
     parse = bool
   )
 
+  val KEY_AGGREGATES_ENABLED: Entry[Boolean] = entry(
+    "spark.fastwindow.keyAggregates.enabled",
+    default = true,
+    doc = "Run a window that runs per key by hash (see spark.fastwindow.hashWindow.enabled) " +
+      "without shuffling its rows, where its input is a scan with filters and projections " +
+      "(read twice, cheaply and identically) and no operator above needs its rows clustered by " +
+      "key: each map task aggregates its rows per key, the driver merges the tasks' states and " +
+      "broadcasts each key's results, and the rows are read again and joined to them where " +
+      "they are. When there are more keys than spark.fastwindow.keyAggregates.maxKeys, or an " +
+      "integral sum could overflow in some order, the rows are shuffled by key as when false.",
+    parse = bool
+  )
+
+  val KEY_AGGREGATES_MAX_KEYS: Entry[Int] = entry(
+    "spark.fastwindow.keyAggregates.maxKeys",
+    default = 262144,
+    doc = "Most PARTITION BY keys whose results spark.fastwindow.keyAggregates.enabled " +
+      "broadcasts (per map task and in all); past it a map task stops its first read and the " +
+      "rows are shuffled by key. The keys' results are held on the driver and on each executor.",
+    parse = positiveInt
+  )
+
   val HASH_WINDOW_MAX_MEMORY_BYTES: Entry[Long] = memoryCap(
     "spark.fastwindow.hashWindow.maxMemoryBytes",
     holds = "one task's per-key aggregates and row groups may take",

@@ -11,7 +11,7 @@ import org.apache.spark.sql.fastwindow.shims.ClassicShim
 import fastwindow.config.FastWindowConf
 import fastwindow.exec.grouplimit.HashGroupLimitExec
 import fastwindow.exec.grouporder.GroupOrderExec
-import fastwindow.exec.hashwindow.HashWindowAggregateExec
+import fastwindow.exec.hashwindow.{HashWindowAggregateExec, KeyAggregatesWindowExec}
 import fastwindow.exec.window.FastWindowExec
 import fastwindow.functions.{FramePlanning, WindowSupport}
 import fastwindow.model.FallbackReason
@@ -80,6 +80,9 @@ object WindowReport extends AdaptiveSparkPlanHelper {
     case h: HashWindowAggregateExec =>
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
         h.partitionSpec.map(_.sql), Nil, Nil, metricsOf(h), Some(NoSortByHash))
+    case k: KeyAggregatesWindowExec =>
+      WindowReport(k.nodeName, fastwindow = true, k.windowExpression.map(userSql),
+        k.partitionSpec.map(_.sql), Nil, Nil, metricsOf(k), Some(RowsNotShuffled))
     case g: HashGroupLimitExec =>
       groupLimit(g.nodeName, g.rankLikeFunction, g.limit, g.mode, g.partitionSpec, g.orderSpec,
         Nil).copy(metrics = metricsOf(g), note = Some(NoSort))
@@ -99,6 +102,11 @@ object WindowReport extends AdaptiveSparkPlanHelper {
         Seq(FallbackReason(FallbackReason.UnsupportedFunction,
             s"${w.nodeName} is a window operator fastwindow does not plan")))
   }
+
+  /** How a window of whole-partition aggregates runs without shuffling its rows, for the report. */
+  val RowsNotShuffled: String = "rows not shuffled: each key's aggregates computed where the " +
+    "rows are, merged on the driver and joined back to the rows from a broadcast (the rows " +
+    "shuffled by key, by hash, when there are too many keys: numShuffledFallbacks)"
 
   /** Why a FastGroupLimit needs no sort, for the report. */
   val NoSort: String = "no sort below it: each group's top rows are kept in a hash map of " +

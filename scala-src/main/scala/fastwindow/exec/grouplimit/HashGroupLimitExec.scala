@@ -83,8 +83,11 @@ case class HashGroupLimitExec(
     "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory of the kept rows"),
     "numEarlyEmits" -> SQLMetrics.createMetric(sparkContext,
       "times memory was refused and the kept rows were emitted early (partial)"),
-    "numSortedTasks" -> SQLMetrics.createMetric(sparkContext,
-      "tasks that sorted their rows, memory refused or keys nearly distinct (final)"),
+    "numSortedTasks" -> SQLMetrics.createMetric(
+      sparkContext,
+      "tasks that sorted their rows: memory refused or keys nearly distinct (final); the rest " +
+        "of their rows, a limit over many keys that drops rows (partial)"
+    ),
     "numPassedRows" -> SQLMetrics.createMetric(sparkContext,
       "rows passed on unheld, holding them would have dropped too few (partial)"),
     "numHoldResumes" -> SQLMetrics.createMetric(sparkContext,
@@ -131,6 +134,15 @@ case class HashGroupLimitExec(
         new MemoryBudget(memory, maxBytes)
       )
       val toUnsafe = UnsafeProjection.create(childOutput, childOutput)
+      def limitSorted(sorted: Iterator[InternalRow]): Iterator[InternalRow] =
+        new SortedGroupLimit(sorted, UnsafeProjection.create(keys, childOutput), rankKind, k, order)
+      // Spark's way: every row sorted, then the limit over them.
+      def sortedLimit(rest: Iterator[UnsafeRow]): Iterator[InternalRow] = {
+        sortedTasks += 1
+        val sorter = sorting.createSorter()
+        rest.foreach(sorter.insertRow)
+        limitSorted(sorter.sort())
+      }
       val rows = input.map {
         case u: UnsafeRow => u
         case other => toUnsafe(other)
@@ -143,8 +155,10 @@ case class HashGroupLimitExec(
         if (partial) {
           val judge = if (sampleRows <= 0) None
           else Some(PartialGroupLimit.judge(groups, k, sampleRows))
+          val sortRest = if (groups.keepsRowsInArena) None
+          else Some(sortedLimit(_: Iterator[UnsafeRow]))
           new PartialGroupLimit(rows, groups, judge, () => earlyEmits += 1, () => passedRows += 1,
-            () => holdResumes += 1)
+            () => holdResumes += 1, sortRest)
         } else {
           val keyOrder = RowOrderings.keyOrder(keys, interpreted)
           HashGroupLimitExec.finalRows(
@@ -156,7 +170,7 @@ case class HashGroupLimitExec(
               sortedTasks += 1
               sorting.createSorter()
             },
-            new SortedGroupLimit(_, UnsafeProjection.create(keys, childOutput), rankKind, k, order)
+            limitSorted
           )
         }
       out.map { r => outputRows += 1; r }

@@ -69,6 +69,9 @@ private[grouplimit] final class HoldingJudge(
   /** At a judgement point while passing: whether holding would pay now. */
   def startsHolding: Boolean = predictedDropShare >= minDropShare
 
+  /** Whether the task has had more keys than a hash map holds in a processor's caches. */
+  def manyKeys: Boolean = keysAfterStep.lastOption.exists(_ > HoldingJudge.CachedKeys)
+
   /** Holding or passing starts; `droppedRows` is the top-k's count of dropped rows so far. */
   def switched(droppedRows: Long): Unit = {
     phaseRows = 0
@@ -93,6 +96,9 @@ private[grouplimit] final class HoldingJudge(
 }
 
 private object HoldingJudge {
+
+  /** Keys whose groups a hash map holds mostly in a processor's caches (a few MB). */
+  val CachedKeys = 32768
 
   /** A rise of the predicted share per step that is more than a sketch's noise. */
   val Rise = 0.02

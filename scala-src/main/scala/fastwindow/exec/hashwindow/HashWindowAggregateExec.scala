@@ -73,15 +73,15 @@ case class HashWindowAggregateExec(
     case ae: AggregateExpression => ae.aggregateFunction.asInstanceOf[DeclarativeAggregate]
   }.get)
 
-  /** Per task, a [[HashWindowTask]]; what it reads of the plan and conf is read here, once. */
-  override protected def doExecute(): RDD[InternalRow] = {
+  /** What each task needs of the plan and conf, read on the driver, once. */
+  private[hashwindow] def taskPlan: HashWindowTask.Plan = {
     val aggs = aggregates
     // Each output: its aggregate's result, under what Spark's optimizer put around it, if anything.
     val evaluations = windowExpression.map(_.children.head.transformDown {
       case w: WindowExpression => w.windowFunction.asInstanceOf[AggregateExpression]
           .aggregateFunction.asInstanceOf[DeclarativeAggregate].evaluateExpression
     })
-    val plan = HashWindowTask.Plan(
+    HashWindowTask.Plan(
       aggs,
       aggs.flatMap(_.aggBufferAttributes),
       aggs.flatMap(_.initialValues),
@@ -95,6 +95,11 @@ case class HashWindowAggregateExec(
       maxMemoryBytes = FastWindowConf.HASH_WINDOW_MAX_MEMORY_BYTES.get(conf),
       thresholds = PartitionRowBuffer.thresholds(conf)
     )
+  }
+
+  /** Per task, a [[HashWindowTask]]. */
+  override protected def doExecute(): RDD[InternalRow] = {
+    val plan = taskPlan
     val metrics = HashWindowTask.Metrics(longMetric("numOutputRows"),
       longMetric("numWindowPartitions"), longMetric("peakMemory"), longMetric("spillSize"),
       longMetric("numSortedTasks"))

@@ -119,6 +119,15 @@ final class HashWindowTask(
   }
 
   private def project(exprs: Seq[Expression], schema: Seq[Attribute]): UnsafeProjection =
+    HashWindowTask.projection(plan, exprs, schema)
+
+  private def updateProjection: MutableProjection = HashWindowTask.updateProjection(plan)
+}
+
+object HashWindowTask {
+
+  /** `exprs` over rows of `schema`: generated, or interpreted where the plan asks for no code. */
+  def projection(plan: Plan, exprs: Seq[Expression], schema: Seq[Attribute]): UnsafeProjection =
     if (plan.interpreted) {
       InterpretedUnsafeProjection.createProjection(BindReferences.bindReferences(exprs, schema))
     } else {
@@ -126,17 +135,17 @@ final class HashWindowTask(
     }
 
   /** The aggregates' update expressions over (buffer, row), writing into the buffer. */
-  private def updateProjection: MutableProjection = {
-    val (updates, schema) = (plan.updateExpressions, plan.bufferAttributes ++ childOutput)
-    if (plan.interpreted) {
-      new InterpretedMutableProjection(BindReferences.bindReferences(updates, schema))
-    } else {
-      MutableProjection.create(updates, schema)
-    }
-  }
-}
+  def updateProjection(plan: Plan): MutableProjection =
+    mutableProjection(plan, plan.updateExpressions, plan.bufferAttributes ++ plan.childOutput)
 
-object HashWindowTask {
+  /** `exprs` over rows of `schema`, written into a target row. */
+  def mutableProjection(
+      plan: Plan, exprs: Seq[Expression], schema: Seq[Attribute]): MutableProjection =
+    if (plan.interpreted) {
+      new InterpretedMutableProjection(BindReferences.bindReferences(exprs, schema))
+    } else {
+      MutableProjection.create(exprs, schema)
+    }
 
   /**
    * What a task needs of the operator, read on the driver (where the aggregates' buffer

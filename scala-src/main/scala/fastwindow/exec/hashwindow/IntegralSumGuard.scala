@@ -37,6 +37,9 @@ final class IntegralSumGuard(select: UnsafeRow => UnsafeRow, ordinals: Array[Int
   /** Whether the parts of all rows together leave the long range: then groups must be told apart. */
   def tripped: Boolean = taskOverflowed
 
+  /** Over every row added (when not `tripped`): sum k's positive part at 2k, its negative at 2k + 1. */
+  def parts: Array[Long] = taskParts.clone()
+
   /**
    * Whether some group's parts leave the long range (an order could overflow), given every row
    * added, again, and by row its group among `groups`.
@@ -93,6 +96,23 @@ object IntegralSumGuard {
       Some(new IntegralSumGuard(row => projection(row), inputs.indices.toArray, widths))
     }
   }
+
+  /**
+   * The parts of several tasks' rows added up (as `parts` gives them); None when one leaves the
+   * long range: then some order of some group's rows could overflow.
+   */
+  def combined(tasks: Seq[Array[Long]]): Option[Array[Long]] =
+    tasks.reduceOption { (a, b) =>
+      if (a == null || b == null) null
+      else {
+        val sum = a.zip(b).map { case (x, y) => x + y }
+        // Parts of one sign: the sum left the range when its sign differs from theirs.
+        if (sum.indices.exists(i => (sum(i) ^ a(i)) < 0 && (a(i) ^ b(i)) >= 0)) null else sum
+      }
+    } match {
+      case Some(null) => None
+      case other => Some(other.getOrElse(Array.emptyLongArray))
+    }
 
   private def integral(t: DataType): Boolean = t match {
     case ByteType | ShortType | IntegerType | LongType => true

@@ -2,6 +2,8 @@ package fastwindow.exec.grouplimit
 
 import scala.util.Random
 
+import org.apache.spark.sql.catalyst.InternalRow
+
 import org.apache.spark.sql.catalyst
   .expressions.{BoundReference, GenericInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types._
@@ -26,7 +28,14 @@ class PartialGroupLimitSuite extends AnyFunSuite {
 
   private case class Outcome(output: Seq[(Int, Long)], passed: Int, resumed: Int)
 
-  private def run(keys: Seq[Int], limit: Int, rank: RankLimit = RankLimit.RowNumber): Outcome = {
+  /** Spark's way for the rest of a task: each key's `limit` latest rows (orders are unique). */
+  private def sortedLimit(limit: Int)(rest: Iterator[UnsafeRow]): Iterator[InternalRow] =
+    rest.map(r => (r.getInt(0), r.getLong(1))).toList.groupBy(_._1).values
+      .flatMap(_.sortBy(-_._2).take(limit))
+      .map { case (k, i) => toUnsafe(new GenericInternalRow(Array[Any](k, i))).copy() }.iterator
+
+  private def run(keys: Seq[Int], limit: Int, rank: RankLimit = RankLimit.RowNumber,
+      sorts: Boolean = false): Outcome = {
     val groups = new TopKPerKey(
       UnsafeProjection.create(Seq(BoundReference(0, IntegerType, nullable = false))),
       Seq(IntegerType), rank, limit, latestFirst, None, new MemoryBudget(None, 0L))
@@ -35,8 +44,9 @@ class PartialGroupLimitSuite extends AnyFunSuite {
     val rows = keys.iterator.zipWithIndex.map { case (k, i) =>
       toUnsafe(new GenericInternalRow(Array[Any](k, i.toLong)))
     }
+    val sortRest = if (sorts && !groups.keepsRowsInArena) Some(sortedLimit(limit) _) else None
     val output = new PartialGroupLimit(rows, groups, Some(judge), () => (), () => passed += 1,
-      () => resumed += 1).map(r => (r.getInt(0), r.getLong(1))).toList
+      () => resumed += 1, sortRest).map(r => (r.getInt(0), r.getLong(1))).toList
     Outcome(output, passed, resumed)
   }
 
@@ -56,15 +66,23 @@ class PartialGroupLimitSuite extends AnyFunSuite {
   test("keys cycling (each repeats only after its cycle): holding starts again once they do") {
     // Cycles long enough to pay: 10 rows per key for row_number (one in ten must drop), 20 for
     // a top-3 (three in four).
-    for ((limit, cycle) <- Seq(1 -> 20000, 3 -> 10000)) {
+    for ((limit, cycle) <- Seq(1 -> 20000, 3 -> 10000); sorts <- Seq(false, true)) {
       val keys = Seq.tabulate(n)(_ % cycle)
-      val out = run(keys, limit)
+      val out = run(keys, limit, sorts = sorts)
       assertKeepsTopRows(keys, limit, out)
       assert(out.resumed >= 1, s"limit $limit: passed ${out.passed}, output ${out.output.size}")
       // Spark's sorted partial limit gives cycle x limit rows (of 200,000); the rows passed
       // before the keys came back often enough to pay are the price of not knowing the future.
       assert(out.output.size < n / 2, s"limit $limit: ${out.output.size} rows")
     }
+  }
+
+  test("a top-3 over more keys than a cache holds, cycling: the rest of the task is sorted") {
+    val keys = Seq.tabulate(2 * n)(_ % 40000)
+    val out = run(keys, 3, sorts = true)
+    assertKeepsTopRows(keys, 3, out)
+    // Passed until about 2.5 rows per key had come, then the rest sorted and limited.
+    assert(out.resumed == 1 && out.passed < n && out.output.size < n * 6 / 5, out.output.size)
   }
 
   test("distinct keys: rows are passed on, not held") {
@@ -100,7 +118,7 @@ class PartialGroupLimitSuite extends AnyFunSuite {
       }.flatten
       val limit = 1 + rng.nextInt(3)
       val rank = Seq(RankLimit.RowNumber, RankLimit.Rank, RankLimit.DenseRank)(rng.nextInt(3))
-      assertKeepsTopRows(keys, limit, run(keys, limit, rank))
+      assertKeepsTopRows(keys, limit, run(keys, limit, rank, sorts = trial % 2 == 0))
     }
   }
 }

@@ -1,0 +1,115 @@
+package fastwindow.exec.hashwindow
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst
+  .expressions.{Attribute, AttributeSet, Expression, JoinedRow, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+import fastwindow.config.FastWindowConf
+
+/**
+ * A window of whole-partition aggregates (`v / sum(v) OVER (PARTITION BY k)`, `count(*) OVER
+ * (PARTITION BY k)`) that does not shuffle its rows: shown as `FastWindow` with "per-key
+ * aggregates joined back". Where [[HashWindowAggregateExec]] needs every row of a key in one task
+ * (a shuffle of every row, most of such a query's time), this reads its input twice where it is:
+ * first each task's rows aggregated per key, the tasks' states merged on the driver
+ * ([[KeyAggregates]]), then the rows again, each joined to its key's results from a broadcast.
+ * Only the keys' states cross the network.
+ *
+ * Decided at run time: when a task or all of them together have more than
+ * `spark.fastwindow.keyAggregates.maxKeys` keys (the results would be too many to broadcast), or a
+ * sum could overflow in some order, it gives up the first read and runs the window as before: the
+ * rows shuffled by key and [[HashWindowAggregateExec]] over them. Its output partitioning is
+ * reported as unknown, truthfully for both paths;
+ * [[fastwindow.planning.KeyAggregatesPlacement]] plans it only where no operator above relies on
+ * the rows being clustered by key, and only over an input that can be read twice cheaply and
+ * identically (a scan with filters and projections).
+ */
+case class KeyAggregatesWindowExec(
+    windowExpression: Seq[NamedExpression],
+    partitionSpec: Seq[Expression],
+    child: SparkPlan)
+  extends UnaryExecNode {
+
+  override def nodeName: String = "FastWindow"
+
+  override def output: Seq[Attribute] = child.output ++ windowExpression.map(_.toAttribute)
+
+  override def producedAttributes: AttributeSet = AttributeSet(windowExpression.map(_.toAttribute))
+
+  override def outputOrdering: Seq[SortOrder] = Nil
+
+  override def outputPartitioning: Partitioning = UnknownPartitioning(0)
+
+  override def simpleString(maxFields: Int): String =
+    s"$nodeName [${windowExpression.map(_.sql).mkString(", ")}] per " +
+      s"[${partitionSpec.map(_.sql).mkString(", ")}] by per-key aggregates joined back, " +
+      s"rows not shuffled (up to ${FastWindowConf.KEY_AGGREGATES_MAX_KEYS.get(conf)} keys)"
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "numKeysBroadcast" -> SQLMetrics.createMetric(sparkContext,
+      "keys whose aggregates were broadcast to the rows"),
+    "broadcastSize" -> SQLMetrics.createSizeMetric(sparkContext, "size of the keys' results"),
+    "aggregateTime" -> SQLMetrics.createTimingMetric(sparkContext,
+      "time to aggregate per key and merge (driver)"),
+    "numShuffledFallbacks" -> SQLMetrics.createMetric(sparkContext,
+      "times the rows were shuffled by key instead (too many keys, or a sum that may overflow)")
+  )
+
+  /** The window as [[HashWindowAggregateExec]] runs it, over this input (not shuffled). */
+  private def hashWindow(input: SparkPlan) =
+    HashWindowAggregateExec(windowExpression, partitionSpec, input)
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val plan = hashWindow(child).taskPlan
+    val maxKeys = FastWindowConf.KEY_AGGREGATES_MAX_KEYS.get(conf)
+    val started = System.nanoTime()
+    val states = child.execute().mapPartitions { rows =>
+      Iterator.single(KeyAggregates.ofTask(plan, maxKeys, rows))
+    }.collect()
+    val perKey = KeyAggregates.merged(plan, states.toSeq, maxKeys)
+    longMetric("aggregateTime") += (System.nanoTime() - started) / 1000000
+    perKey match {
+      case Right(results) =>
+        longMetric("numKeysBroadcast") += results.size
+        longMetric("broadcastSize") += results.bytes
+        joinedToRows(plan, results, child.execute())
+      case Left(why) =>
+        logInfo(s"fastwindow: window per [${partitionSpec.map(_.sql).mkString(", ")}] shuffles " +
+          s"its rows by key: $why")
+        longMetric("numShuffledFallbacks") += 1
+        val shuffled = ShuffleExchangeExec(
+          HashPartitioning(partitionSpec, conf.numShufflePartitions), child)
+        val outputRows = longMetric("numOutputRows")
+        hashWindow(shuffled).execute().map { r => outputRows += 1; r }
+    }
+  }
+
+  /** Every row, where it is, joined to its key's results. */
+  private def joinedToRows(
+      plan: HashWindowTask.Plan,
+      results: ResultsPerKey,
+      rows: RDD[InternalRow]): RDD[InternalRow] = {
+    val broadcast = sparkContext.broadcast(results)
+    val outputRows = longMetric("numOutputRows")
+    rows.mapPartitions { input =>
+      val perKey = broadcast.value
+      val keyOf = HashWindowTask.projection(plan, plan.keys, plan.childOutput)
+      val assemble = HashWindowTask.projection(plan, plan.output,
+        plan.childOutput ++ plan.resultAttributes)
+      val joined = new JoinedRow
+      input.map { row =>
+        outputRows += 1
+        assemble(joined(row, perKey.of(keyOf(row))))
+      }
+    }
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): KeyAggregatesWindowExec =
+    copy(child = newChild)
+}

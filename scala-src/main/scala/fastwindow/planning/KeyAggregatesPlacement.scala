@@ -1,0 +1,78 @@
+package fastwindow.planning
+
+import org.apache.spark.sql.catalyst.plans.physical.{Distribution, HashPartitioning, UnspecifiedDistribution}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql
+  .execution.{ColumnarRule, ColumnarToRowExec, FileSourceScanExec, FilterExec, InputAdapter, LocalTableScanExec, ProjectExec, RangeExec, SparkPlan, WholeStageCodegenExec}
+import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec
+import org.apache.spark.sql.execution.exchange.{ENSURE_REQUIREMENTS, Exchange, ShuffleExchangeExec}
+
+import fastwindow.config.FastWindowConf
+import fastwindow.exec.hashwindow.{HashWindowAggregateExec, KeyAggregatesWindowExec}
+
+/**
+ * Replaces a hash window over the shuffle of its rows by key
+ * (`HashWindowAggregateExec(ShuffleExchangeExec(hash of the keys, input))`) with a
+ * [[fastwindow.exec.hashwindow.KeyAggregatesWindowExec]] over the input itself, which joins each
+ * key's aggregates to the rows where they are, when:
+ *
+ *  - the input can be read twice cheaply and gives the same rows both times: a file, range,
+ *    local or cached table scan under filters and projections, every expression deterministic.
+ *    A join, an aggregate or an exchange below would be computed twice, at more cost than the
+ *    shuffle it saves;
+ *  - no operator above relies on the rows being clustered by the keys (a second window by the
+ *    same keys, an aggregate or a join on them, with no exchange between): the new operator's
+ *    output partitioning is unknown, so such a parent would need a shuffle of its own.
+ *
+ * A physical rule, run after Spark's `EnsureRequirements` has placed the exchanges (as an
+ * adaptive query-stage preparation rule, and before the columnar transitions without AQE): only
+ * then are the shuffle below the window and the requirements above it known.
+ */
+object KeyAggregatesPlacement extends Rule[SparkPlan] {
+
+  override def apply(plan: SparkPlan): SparkPlan =
+    if (!FastWindowConf.ENABLED.get(conf) || !FastWindowConf.KEY_AGGREGATES_ENABLED.get(conf)) plan
+    else place(plan, UnspecifiedDistribution)
+
+  /**
+   * `plan` with its qualifying hash windows replaced; `above` is what the nearest operator above
+   * requires of the rows (unspecified past an exchange, which repartitions them anyway).
+   */
+  private def place(plan: SparkPlan, above: Distribution): SparkPlan = plan match {
+    case HashWindowAggregateExec(exprs, keys, shuffle: ShuffleExchangeExec)
+        if placedBySpark(shuffle) && readTwiceCheaply(shuffle.child) &&
+          !reliesOn(above, shuffle) =>
+      KeyAggregatesWindowExec(exprs, keys, place(shuffle.child, UnspecifiedDistribution))
+    case _ =>
+      val required = plan.requiredChildDistribution
+      plan.withNewChildren(plan.children.zipWithIndex.map { case (child, i) =>
+        val fromHere = if (plan.isInstanceOf[Exchange]) UnspecifiedDistribution
+        else required.lift(i).filterNot(_ == UnspecifiedDistribution).getOrElse(above)
+        place(child, fromHere)
+      })
+  }
+
+  /** Whether an operator above requiring `above` relies on the clustering `shuffle` makes. */
+  private def reliesOn(above: Distribution, shuffle: ShuffleExchangeExec): Boolean =
+    above != UnspecifiedDistribution && shuffle.outputPartitioning.satisfies(above)
+
+  /** A shuffle by hash that Spark placed for the window, not one the query asked for. */
+  private def placedBySpark(shuffle: ShuffleExchangeExec): Boolean =
+    shuffle.shuffleOrigin == ENSURE_REQUIREMENTS &&
+      shuffle.outputPartitioning.isInstanceOf[HashPartitioning]
+
+  /** A scan under filters and projections, every expression deterministic. */
+  private def readTwiceCheaply(plan: SparkPlan): Boolean =
+    plan.expressions.forall(_.deterministic) && (plan match {
+      case _: FileSourceScanExec | _: RangeExec | _: LocalTableScanExec |
+          _: InMemoryTableScanExec => true
+      case _: ProjectExec | _: FilterExec | _: ColumnarToRowExec | _: InputAdapter |
+          _: WholeStageCodegenExec => plan.children.forall(readTwiceCheaply)
+      case _ => false
+    })
+
+  /** This rule where Spark applies columnar rules (without AQE: after `EnsureRequirements`). */
+  object AsColumnarRule extends ColumnarRule {
+    override def preColumnarTransitions: Rule[SparkPlan] = KeyAggregatesPlacement
+  }
+}

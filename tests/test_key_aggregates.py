@@ -1,0 +1,142 @@
+"""Whole-partition aggregates without shuffling the rows, against Spark.
+
+``v / sum(v) OVER (PARTITION BY k)`` over a scan: fastwindow reads the scan twice where its rows
+are (``KeyAggregatesWindowExec``, shown as ``FastWindow`` "rows not shuffled"): each map task
+aggregates its rows per key, the driver merges the tasks' states and broadcasts each key's results,
+and the rows are joined to them. Only where the input is a scan under filters and projections and
+no operator above needs the rows clustered by key; with too many keys, or an integral sum that
+could overflow in some order, the rows are shuffled by key as before. Every query runs with
+fastwindow on and off and must give the same rows.
+"""
+
+import pytest
+from helpers import assert_same_as_spark, run, session_confs
+from test_hash_window import AGGREGATES, whole
+
+NOT_SHUFFLED = "rows not shuffled"
+MAX_KEYS = "spark.fastwindow.keyAggregates.maxKeys"
+
+#: The path's planning and fallbacks are the same Scala on both evaluators; the per-key
+#: aggregation's projections run on both in test_every_aggregate_over_every_key_kind.
+GENERATED_ONLY = pytest.mark.generated_only(
+    "the rule's placement and the path's fallbacks, the same Scala on both evaluators")
+
+
+@pytest.fixture(scope="module")
+def files(spark_session, tmp_path_factory):
+    """The all-types rows of ``t`` (NULL, NaN and -0.0 keys among them) as Parquet files in two
+    partitions, and 30k rows of 3 files by range: scans that can be read twice."""
+    path = str(tmp_path_factory.mktemp("key_aggregates"))
+    spark_session.table("t").repartition(2).write.parquet(path + "/t")
+    spark_session.read.parquet(path + "/t").createOrReplaceTempView("t_files")
+    spark_session.range(0, 30000, 1, 3).selectExpr(
+        "cast(id % 700 as string) k", "id % 5 g", "id", "pmod(xxhash64(id), 1000) - 500 v",
+    ).write.parquet(path + "/wide")
+    spark_session.read.parquet(path + "/wide").createOrReplaceTempView("wide_files")
+    yield
+
+
+def key_aggregate_windows(spark, query):
+    fast = run(spark, query, fastwindow_on=True)
+    return fast, [r for r in fast.reports if NOT_SHUFFLED in (r.note or "")]
+
+
+@pytest.mark.parametrize("ansi", [False, True])
+@pytest.mark.parametrize("partition", ["s", "p, g", "d", "f, s", "dt, bo", "bin", "p % 3"])
+def test_every_aggregate_over_every_key_kind(spark, files, partition, ansi):
+    query = whole(AGGREGATES, partition=partition, table="t_files")
+    fast, joined = key_aggregate_windows(spark, query)
+    assert joined and "Exchange" not in fast.plan, fast.plan
+    assert joined[0].metrics.get("numKeysBroadcast", 0) > 0, joined[0].metrics
+    assert_same_as_spark(spark, query, ansi=ansi)
+
+
+@pytest.mark.parametrize("aqe", ["true", "false"])
+def test_share_of_total_over_files(spark, files, aqe):
+    query = ("select k, id, v / sum(v) over (partition by k) share, "
+             "count(*) over (partition by k, g) n, max(id) over (partition by g) top "
+             "from wide_files where id % 11 <> 0")
+    with session_confs(spark, {"spark.sql.adaptive.enabled": aqe}):
+        fast, joined = key_aggregate_windows(spark, query)
+        # The lowest window reads the scan; the two above it read its output, by g (shuffled).
+        assert len(joined) == 1 and len(fast.reports) == 3, fast.plan
+        assert_same_as_spark(spark, query)
+
+
+@GENERATED_ONLY
+def test_empty_input(spark, files):
+    query = whole(["sum(v)", "count(*)"], partition="k", table="wide_files", columns="id") + \
+        " where id < 0"
+    query = f"select * from ({query})"
+    assert assert_same_as_spark(spark, query, empty_input=True) == []
+
+
+@GENERATED_ONLY
+@pytest.mark.parametrize("aqe", ["true", "false"])
+def test_too_many_keys_shuffle_the_rows(spark, files, aqe):
+    query = whole(["sum(v)", "count(*)"], partition="k", table="wide_files", columns="id, v")
+    with session_confs(spark, {MAX_KEYS: "100", "spark.sql.adaptive.enabled": aqe}):
+        assert_same_as_spark(spark, query)
+        _, joined = key_aggregate_windows(spark, query)
+        assert joined[0].metrics.get("numShuffledFallbacks", 0) == 1, joined[0].metrics
+        assert joined[0].metrics.get("numKeysBroadcast", 0) == 0, joined[0].metrics
+
+
+@GENERATED_ONLY
+def test_a_sum_that_may_overflow_shuffles_the_rows_and_matches_spark(spark, files):
+    # Two tasks' positive parts together pass the long range: some order could overflow under
+    # ANSI, so the rows are shuffled and Spark's order decides; without ANSI the sum wraps.
+    query = ("select id, sum(x) over (partition by g) total from (select g, id, case when "
+             "id % 2 = 0 then 4611686018427387904 else -1 end x from wide_files)")
+    assert_same_as_spark(spark, query, ansi=False)
+    with session_confs(spark, {"spark.sql.ansi.enabled": "false"}):
+        _, joined = key_aggregate_windows(spark, query)
+        assert joined[0].metrics.get("numShuffledFallbacks", 0) == 1, joined[0].metrics
+    with session_confs(spark, {"spark.sql.ansi.enabled": "true"}):
+        outcomes = []
+        for on in (True, False):
+            try:
+                run(spark, query, fastwindow_on=on)
+                outcomes.append("no error")
+            except Exception as exc:  # noqa: BLE001 - the error is what is compared
+                outcomes.append("overflow" if "ARITHMETIC_OVERFLOW" in str(exc) else str(exc))
+        assert outcomes[0] == outcomes[1], outcomes
+
+
+@GENERATED_ONLY
+@pytest.mark.parametrize("query", [
+    # A second window by the same key relies on the first one's clustering.
+    "select k, id, n, rank() over (partition by k order by id) r from "
+    "(select k, id, count(*) over (partition by k) n from wide_files)",
+    # So does an aggregate by the key above it.
+    "select k, max(n) from (select k, count(*) over (partition by k) n from wide_files) "
+    "group by k",
+    # A join below is not a scan: it would be computed twice.
+    "select a.k, a.id, sum(b.v) over (partition by a.k) s from wide_files a "
+    "join (select id, v from wide_files where id % 3 = 0) b on a.id = b.id",
+])
+def test_where_the_rows_stay_shuffled(spark, files, query):
+    with session_confs(spark, {"spark.sql.autoBroadcastJoinThreshold": "-1"}):
+        fast, joined = key_aggregate_windows(spark, query)
+        assert not joined, fast.plan
+        assert "by hash, no sort" in fast.plan, fast.plan
+        assert_same_as_spark(spark, query)
+
+
+@GENERATED_ONLY
+def test_a_window_by_other_keys_above_still_gets_its_rows_clustered(spark, files):
+    # The upper window (by g) needs its own shuffle either way: the lower one (by k) need not
+    # keep its rows clustered, and does not shuffle them.
+    query = ("select k, g, id, n, sum(v) over (partition by g order by id) r from "
+             "(select k, g, id, v, count(*) over (partition by k) n from wide_files)")
+    fast, joined = key_aggregate_windows(spark, query)
+    assert joined, fast.plan
+    assert_same_as_spark(spark, query)
+
+
+@GENERATED_ONLY
+def test_can_be_switched_off(spark, files):
+    query = whole(["sum(v)", "count(*)"], partition="k", table="wide_files", columns="id")
+    with session_confs(spark, {"spark.fastwindow.keyAggregates.enabled": "false"}):
+        fast, joined = key_aggregate_windows(spark, query)
+        assert not joined and "by hash, no sort" in fast.plan, fast.plan
