@@ -99,6 +99,8 @@ WORKLOADS: List[Workload] = [
     # Share of the group's total (TPC-DS q12/q20/q98): whole-partition aggregates.
     Workload("share_of_total", "whole",
              ["v / sum(v) OVER ({p})", "count(*) OVER ({p})"]),
+    # The group's totals alone (no division: every key, even of one row with v = 0, under ANSI).
+    Workload("key_totals", "whole", ["sum(v) OVER ({p})", "count(*) OVER ({p})"]),
     # The same by a string key, which Spark sorts by comparisons (fastwindow: per key by hash).
     Workload("share_by_name", "whole",
              ["v / sum(v) OVER (PARTITION BY cast(p AS string))",

@@ -30,9 +30,13 @@ import fastwindow.exec.hashwindow.{HashWindowAggregateExec, KeyAggregatesWindowE
  */
 object KeyAggregatesPlacement extends Rule[SparkPlan] {
 
+  // Settings read only for plans with a hash window: a query without one reads no key (a bad
+  // value that got past the check must fail window queries only).
   override def apply(plan: SparkPlan): SparkPlan =
-    if (!FastWindowConf.ENABLED.get(conf) || !FastWindowConf.KEY_AGGREGATES_ENABLED.get(conf)) plan
-    else place(plan, UnspecifiedDistribution)
+    if (!plan.exists(_.isInstanceOf[HashWindowAggregateExec]) ||
+      !FastWindowConf.ENABLED.get(conf) || !FastWindowConf.KEY_AGGREGATES_ENABLED.get(conf)) {
+      plan
+    } else place(plan, UnspecifiedDistribution)
 
   /**
    * `plan` with its qualifying hash windows replaced; `above` is what the nearest operator above

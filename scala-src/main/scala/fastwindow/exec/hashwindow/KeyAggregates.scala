@@ -1,7 +1,11 @@
 package fastwindow.exec.hashwindow
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{JoinedRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{JoinedRow, UnsafeRow}
+import org.apache.spark.sql.types.DataType
+import org.apache.spark.unsafe.Platform
+
+import fastwindow.exec.shared.GroupIds
 
 /**
  * Each PARTITION BY key's whole-partition aggregates, computed without moving the rows: every map
@@ -17,14 +21,12 @@ import org.apache.spark.sql.catalyst.expressions.{JoinedRow, UnsafeProjection, U
 object KeyAggregates {
 
   /**
-   * One task's keys and their buffers (side by side), and its integral sums' parts; or, in
-   * `refused`, why it gave up: more keys than allowed, or a sum that may overflow in some order.
+   * One task's keys and their buffers, as pairs packed in `pairs` ([[PackedRows]]: a byte array
+   * moves between the executors and the driver at a fraction of an object per row's cost), and
+   * its integral sums' parts; or, in `refused`, why it gave up: more keys than allowed, or a sum
+   * that may overflow in some order.
    */
-  final case class TaskStates(
-      keys: Array[UnsafeRow],
-      buffers: Array[UnsafeRow],
-      sumParts: Array[Long],
-      refused: Option[String])
+  final case class TaskStates(pairs: Array[Byte], sumParts: Array[Long], refused: Option[String])
 
   /** The states of one task's `rows`, giving up past `maxKeys` keys. */
   def ofTask(plan: HashWindowTask.Plan, maxKeys: Int, rows: Iterator[InternalRow]): TaskStates = {
@@ -34,23 +36,22 @@ object KeyAggregates {
     val guard = IntegralSumGuard.of(plan.aggregates, plan.childOutput,
       HashWindowTask.projection(plan, _, plan.childOutput))
     val toUnsafe = HashWindowTask.projection(plan, plan.childOutput, plan.childOutput)
-    val ids = new java.util.HashMap[UnsafeRow, Integer]()
+    val ids = GroupIds(plan.keys.map(_.dataType))
     val buffers = scala.collection.mutable.ArrayBuffer[UnsafeRow]()
     val keys = scala.collection.mutable.ArrayBuffer[UnsafeRow]()
     val joined = new JoinedRow
-    def refused(why: String) = TaskStates(null, null, null, Some(why))
+    def refused(why: String) = TaskStates(null, null, Some(why))
     while (rows.hasNext) {
       val row = rows.next() match {
         case u: UnsafeRow => u
         case other => toUnsafe(other)
       }
       val key = keyOf(row)
-      var id = ids.get(key)
-      if (id == null) {
+      var id = ids.find(key)
+      if (id < 0) {
         if (keys.length == maxKeys) return refused(s"a task has more than $maxKeys keys")
-        id = keys.length
+        id = ids.add(key)
         keys += key.copy()
-        ids.put(keys.last, id)
         buffers += initial.copy()
       }
       try update.target(buffers(id)).apply(joined(buffers(id), row))
@@ -60,7 +61,10 @@ object KeyAggregates {
       guard.foreach(_.add(row))
     }
     if (guard.exists(_.tripped)) refused("an integral sum may overflow in some order")
-    else TaskStates(keys.toArray, buffers.toArray, guard.map(_.parts).orNull, None)
+    else {
+      val pairs = keys.indices.iterator.flatMap(i => Iterator(keys(i), buffers(i)))
+      TaskStates(PackedRows.pack(pairs), guard.map(_.parts).orNull, None)
+    }
   }
 
   /**
@@ -83,11 +87,17 @@ object KeyAggregates {
       plan.aggregates.flatMap(_.mergeExpressions), plan.bufferAttributes ++ inputBuffers)
     val byKey = new java.util.HashMap[UnsafeRow, UnsafeRow]()
     val joined = new JoinedRow
+    val (keyFields, bufferFields) = (plan.keys.length, plan.bufferAttributes.length)
     try {
-      for (task <- tasks; i <- task.keys.indices) {
-        val buffer = byKey.get(task.keys(i))
-        if (buffer == null) byKey.put(task.keys(i), task.buffers(i))
-        else merge.target(buffer).apply(joined(buffer, task.buffers(i)))
+      for (task <- tasks) {
+        val pairs = PackedRows.unpack(task.pairs)
+        while (pairs.hasNext) {
+          val key = pairs.next(keyFields)
+          val state = pairs.next(bufferFields)
+          val buffer = byKey.get(key)
+          if (buffer == null) byKey.put(key, state)
+          else merge.target(buffer).apply(joined(buffer, state))
+        }
       }
     } catch {
       case _: ArithmeticException => return Left("an aggregate overflowed merging the tasks'")
@@ -95,34 +105,39 @@ object KeyAggregates {
     if (byKey.size > maxKeys) Left(s"the tasks have more than $maxKeys keys in all")
     else {
       val evaluate = HashWindowTask.projection(plan, plan.evaluations, plan.bufferAttributes)
-      val (keys, results) = (new Array[UnsafeRow](byKey.size), new Array[UnsafeRow](byKey.size))
-      var i = 0
+      val pairs = scala.collection.mutable.ArrayBuffer[UnsafeRow]()
       byKey.forEach { (key, buffer) =>
-        keys(i) = key
-        results(i) = evaluate(buffer).copy()
-        i += 1
+        pairs += key
+        pairs += evaluate(buffer).copy()
       }
-      Right(new ResultsPerKey(keys, results))
+      Right(new ResultsPerKey(PackedRows.pack(pairs.iterator), byKey.size,
+          plan.keys.map(_.dataType), plan.evaluations.length))
     }
   }
 }
 
 /**
- * Each key's results, as the driver broadcasts them: side by side for serialization, in a hash
- * map built once per executor (the broadcast value is shared by its tasks).
+ * Each key's results, as the driver broadcasts them: (key, results) pairs packed in one byte
+ * array, and the keys numbered over them once per executor (the broadcast value is shared by its
+ * tasks), the results pointing into that array.
  */
-final class ResultsPerKey(keys: Array[UnsafeRow], results: Array[UnsafeRow]) extends Serializable {
+final class ResultsPerKey(
+    pairs: Array[Byte], val size: Int, keyTypes: Seq[DataType], resultFields: Int)
+  extends Serializable {
 
-  @transient private lazy val byKey: java.util.HashMap[UnsafeRow, UnsafeRow] = {
-    val map = new java.util.HashMap[UnsafeRow, UnsafeRow](2 * keys.length)
-    keys.indices.foreach(i => map.put(keys(i), results(i)))
-    map
+  /** The keys numbered as [[GroupIds]] (primitive, for one integral key), and their results. */
+  @transient private lazy val (ids, results) = {
+    val ids = GroupIds(keyTypes)
+    val results = new Array[UnsafeRow](size)
+    val unpacked = PackedRows.unpack(pairs)
+    while (unpacked.hasNext) {
+      val id = ids.add(unpacked.next(keyTypes.length))
+      results(id) = unpacked.next(resultFields)
+    }
+    (ids, results)
   }
 
-  def size: Int = keys.length
-
-  def bytes: Long = keys.iterator.map(_.getSizeInBytes.toLong).sum +
-    results.iterator.map(_.getSizeInBytes.toLong).sum
+  def bytes: Long = pairs.length
 
   /**
    * The results of `key`. Every key of the rows was aggregated from the same input, read once
@@ -130,12 +145,47 @@ final class ResultsPerKey(keys: Array[UnsafeRow], results: Array[UnsafeRow]) ext
    * is better than a wrong one.
    */
   def of(key: UnsafeRow): UnsafeRow = {
-    val r = byKey.get(key)
-    if (r == null) {
+    val id = ids.find(key)
+    if (id < 0) {
       throw new IllegalStateException("fastwindow: a PARTITION BY key has no aggregates: the " +
         "window's input changed between its two reads; rerun the query, or set " +
         "spark.fastwindow.keyAggregates.enabled=false")
     }
-    r
+    results(id)
+  }
+}
+
+/** Rows packed in one byte array (each its size, then its bytes) and read back in place. */
+object PackedRows {
+
+  def pack(rows: Iterator[UnsafeRow]): Array[Byte] = {
+    val bytes = new java.io.ByteArrayOutputStream()
+    val out = new java.io.DataOutputStream(bytes)
+    val buffer = new Array[Byte](4096)
+    rows.foreach { row =>
+      out.writeInt(row.getSizeInBytes)
+      row.writeToStream(out, buffer)
+    }
+    out.flush()
+    bytes.toByteArray
+  }
+
+  def unpack(packed: Array[Byte]): Reader = new Reader(packed)
+
+  /** The rows of `packed` in order, each pointing into it (valid as long as it is). */
+  final class Reader(packed: Array[Byte]) {
+    private var at = 0
+
+    def hasNext: Boolean = at < packed.length
+
+    /** The next row, of `fields` fields. */
+    def next(fields: Int): UnsafeRow = {
+      val size = ((packed(at) & 0xff) << 24) | ((packed(at + 1) & 0xff) << 16) |
+        ((packed(at + 2) & 0xff) << 8) | (packed(at + 3) & 0xff)
+      val row = new UnsafeRow(fields)
+      row.pointTo(packed, Platform.BYTE_ARRAY_OFFSET + at + 4, size)
+      at += 4 + size
+      row
+    }
   }
 }
