@@ -39,20 +39,12 @@ case class HashWindowAggregateExec(
     windowExpression: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
     child: SparkPlan)
-  extends UnaryExecNode {
-
-  override def nodeName: String = "FastWindow"
-
-  override def output: Seq[Attribute] = child.output ++ windowExpression.map(_.toAttribute)
-
-  override def producedAttributes: AttributeSet = AttributeSet(windowExpression.map(_.toAttribute))
+  extends WholePartitionAggregatesExec {
 
   override def requiredChildDistribution: Seq[Distribution] =
     ClusteredDistribution(partitionSpec) :: Nil
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = Seq(Nil)
-
-  override def outputOrdering: Seq[SortOrder] = Nil
 
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
@@ -116,4 +108,21 @@ case class HashWindowAggregateExec(
 
   override protected def withNewChildInternal(newChild: SparkPlan): HashWindowAggregateExec =
     copy(child = newChild)
+}
+
+/**
+ * A window of whole-partition aggregates per key, on either of its paths: shown as `FastWindow`,
+ * its output the child's columns then one per window expression, in no order.
+ */
+trait WholePartitionAggregatesExec extends UnaryExecNode {
+  def windowExpression: Seq[NamedExpression]
+  def partitionSpec: Seq[Expression]
+
+  override def nodeName: String = "FastWindow"
+
+  override def output: Seq[Attribute] = child.output ++ windowExpression.map(_.toAttribute)
+
+  override def producedAttributes: AttributeSet = AttributeSet(windowExpression.map(_.toAttribute))
+
+  override def outputOrdering: Seq[SortOrder] = Nil
 }

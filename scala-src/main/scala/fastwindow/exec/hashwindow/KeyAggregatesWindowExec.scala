@@ -2,10 +2,9 @@ package fastwindow.exec.hashwindow
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst
-  .expressions.{Attribute, AttributeSet, Expression, JoinedRow, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Expression, JoinedRow, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, Partitioning, UnknownPartitioning}
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
@@ -34,15 +33,7 @@ case class KeyAggregatesWindowExec(
     windowExpression: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
     child: SparkPlan)
-  extends UnaryExecNode {
-
-  override def nodeName: String = "FastWindow"
-
-  override def output: Seq[Attribute] = child.output ++ windowExpression.map(_.toAttribute)
-
-  override def producedAttributes: AttributeSet = AttributeSet(windowExpression.map(_.toAttribute))
-
-  override def outputOrdering: Seq[SortOrder] = Nil
+  extends WholePartitionAggregatesExec {
 
   override def outputPartitioning: Partitioning = UnknownPartitioning(0)
 
