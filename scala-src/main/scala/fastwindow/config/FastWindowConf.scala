@@ -295,10 +295,11 @@ object FastWindowConf {
       "nothing, and they give the task's rows to Spark's sorter (except the final " +
       "row_number() <= 1, which holds one row per key at no more cost). The partial top-k " +
       "(before the shuffle) judges every this many rows, all through the task, whether " +
-      "holding rows drops enough of them to pay (one in ten for row_number() <= 1, three in " +
-      "four otherwise, from the rows it dropped and the distinct keys it saw, counted by a sketch): " +
-      "if not, it passes rows on, and holds again when their keys come back. " +
-      "0: never check (always group, always hold).",
+      "holding rows drops enough of them to pay (one in ten for row_number() <= 1, two in " +
+      "five otherwise, from the rows it dropped and the distinct keys it saw, counted by a " +
+      "sketch): if not, it passes rows on, and holds again when their keys come back (a limit " +
+      "of k > 1, or rank or dense_rank, over more than 32,768 keys sorts the rest of the task " +
+      "instead, as Spark's partial limit does). 0: never check (always group, always hold).",
     parse = nonNegativeInt
   )
 
