@@ -33,6 +33,11 @@ PLAN_CLASS_ASSERTIONS: Dict[Test, str] = {
         "finds the shuffle below `case w: WindowExec`; the same hashpartitioning(key1, key2) "
         "shuffle is below FastWindow: test_spark_intents.py::"
         "test_window_shuffles_by_all_cluster_keys_when_required",
+    (DFWF, "window functions in multiple selects"):
+        "counts the plan's exchanges (2 with TransposeWindow excluded); the lower window, by "
+        "(sno, pno) over local rows, needs no shuffle with fastwindow (its keys' aggregates are "
+        "joined to the rows where they are), so there is one: test_key_aggregates.py::"
+        "test_sparks_window_functions_in_multiple_selects",
     ("org.apache.spark.sql.execution.adaptive.AdaptiveQueryExecSuite",
      "SPARK-50258: Fix output column order changed issue after AQE optimization"):
         "asserts the final plan's operator isInstanceOf[WindowExec]; the column order it is "

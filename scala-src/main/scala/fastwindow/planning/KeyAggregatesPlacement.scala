@@ -43,10 +43,16 @@ object KeyAggregatesPlacement extends Rule[SparkPlan] {
    * requires of the rows (unspecified past an exchange, which repartitions them anyway).
    */
   private def place(plan: SparkPlan, above: Distribution): SparkPlan = plan match {
-    case HashWindowAggregateExec(exprs, keys, shuffle: ShuffleExchangeExec)
+    case window @ HashWindowAggregateExec(exprs, keys, shuffle: ShuffleExchangeExec)
         if placedBySpark(shuffle) && readTwiceCheaply(shuffle.child) &&
           !reliesOn(above, shuffle) =>
-      KeyAggregatesWindowExec(exprs, keys, place(shuffle.child, UnspecifiedDistribution))
+      val placed =
+        KeyAggregatesWindowExec(exprs, keys, place(shuffle.child, UnspecifiedDistribution))
+      // The logical Window it runs: AQE maps a query stage above it back to the logical plan
+      // by the first link it finds below, which must be this window's, not its input's (else
+      // the window would be planned again over the stage's output).
+      placed.copyTagsFrom(window)
+      placed
     case _ =>
       val required = plan.requiredChildDistribution
       plan.withNewChildren(plan.children.zipWithIndex.map { case (child, i) =>
