@@ -59,9 +59,14 @@ HASH_OPERATOR_TESTS = [
 #: hash operators (the sorter), for the lines whose row-buffer shim is not the installed line's.
 MEMORY_AND_HASH_SUITE = ["test_memory_pressure.py", "test_spill.py", *HASH_OPERATOR_TESTS]
 
-#: The ranking and offset functions and the three entry routes (the session shim and the
-#: PySpark API of a line), for the lines with a window-evaluation shim or PySpark of their own.
-OWN_SHIM_SUITE = ["test_ranking.py", "test_offset.py", "test_entry_routes.py"]
+#: The ranking and offset functions and the entry routes that depend on the line: `enable` on a
+#: live session (the line's PySpark and session shim) and spark-submit --jars with the extension
+#: setting. (`configure(builder)` is how every test of the line starts its session, and the
+#: --packages route's Maven layout is the same Python for every line: both run on the installed
+#: line.) For the lines with a window-evaluation shim or PySpark of their own.
+OWN_SHIM_SUITE = ["test_ranking.py", "test_offset.py",
+                  "test_entry_routes.py::test_route_enable_live_session_without_jar",
+                  "test_entry_routes.py::test_route_spark_submit"]
 
 #: Spark 3.5, the oldest line, with the most shims of its own: besides the core (run by its Scala
 #: 2.13 build on the same Spark) the sliding frames' overflow, the edge inputs, DISTINCT (its
