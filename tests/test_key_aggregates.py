@@ -157,3 +157,87 @@ def test_can_be_switched_off(spark, files):
     with session_confs(spark, {"spark.fastwindow.keyAggregates.enabled": "false"}):
         fast, joined = key_aggregate_windows(spark, query)
         assert not joined and "by hash, no sort" in fast.plan, fast.plan
+
+
+# ---------------------------------------------------------------------------------------------
+# OVER (): aggregates over all rows, which Spark computes in one task after moving every row
+# there, computed in every task where the rows are (one key for all of them).
+# ---------------------------------------------------------------------------------------------
+
+ALL_ROWS = "rows not shuffled into one task"
+
+
+def over_all_rows(aggregates, table="t_files", columns="id"):
+    exprs = ", ".join(f"{a} over () a{k}" for k, a in enumerate(aggregates))
+    return f"select {columns}, {exprs} from {table}"
+
+
+def all_rows_windows(spark, query):
+    fast = run(spark, query, fastwindow_on=True)
+    return fast, [r for r in fast.reports if ALL_ROWS in (r.note or "")]
+
+
+@pytest.mark.parametrize("ansi", [False, True])
+def test_aggregates_over_all_rows_run_where_the_rows_are(spark, files, ansi):
+    query = over_all_rows(AGGREGATES)
+    fast, spread = all_rows_windows(spark, query)
+    assert spread and "Exchange" not in fast.plan, fast.plan
+    assert spread[0].metrics.get("numKeysBroadcast") == 1, spread[0].metrics
+    assert_same_as_spark(spark, query, ansi=ansi)
+
+
+@GENERATED_ONLY
+@pytest.mark.parametrize("exact", [False, True])
+def test_floating_sums_over_all_rows(spark, files, exact):
+    """Merged across tasks, a floating sum or average may differ from Spark's in the last bits (as
+    across ranges with ORDER BY); spark.fastwindow.exactFloats keeps it in one task, bit for
+    bit. Moments (stddev) stay in one task either way."""
+    x = "cast(v as double) / 7"
+    sums = (f"select id, sum({x}) over () s, avg({x}) over () a, sum(abs({x})) over () scale, "
+            f"sum(abs({x})) over () / count(*) over () avg_scale from wide_files")
+    moments = f"select id, stddev({x}) over () sd from wide_files"
+    with session_confs(spark, {"spark.fastwindow.exactFloats": str(exact).lower()}):
+        fast, spread = all_rows_windows(spark, sums)
+        assert bool(spread) != exact, fast.plan
+        tolerances = None if exact else {
+            "s": "scale", "a": "avg_scale", "scale": "scale", "avg_scale": "avg_scale"}
+        assert_same_as_spark(spark, sums, tolerances=tolerances)
+        fast, spread = all_rows_windows(spark, moments)
+        assert not spread and "in one task: stddev" in fast.plan, fast.plan
+        assert_same_as_spark(spark, moments)
+
+
+@GENERATED_ONLY
+def test_a_sum_over_all_rows_that_may_overflow_moves_them_into_one_task(spark, files):
+    query = ("select id, sum(x) over () total from (select id, case when id % 2 = 0 then "
+             "4611686018427387904 else -1 end x from wide_files)")
+    assert_same_as_spark(spark, query, ansi=False)
+    with session_confs(spark, {"spark.sql.ansi.enabled": "false"}):
+        _, spread = all_rows_windows(spark, query)
+        assert spread[0].metrics.get("numShuffledFallbacks") == 1, spread[0].metrics
+    assert assert_same_outcome_with_ansi(spark, query) is not None  # both overflow
+
+
+@GENERATED_ONLY
+@pytest.mark.parametrize("aqe", ["true", "false"])
+def test_all_rows_with_other_windows_and_empty_input(spark, files, aqe):
+    with session_confs(spark, {"spark.sql.adaptive.enabled": aqe}):
+        query = ("select id, v - sum(v) over () / count(*) over () d, max(v) over () m, "
+                 "row_number() over (order by v, id) r from wide_files where id % 3 <> 0")
+        fast, spread = all_rows_windows(spark, query)
+        assert spread, fast.plan
+        assert_same_as_spark(spark, query)
+        empty = f"select * from ({over_all_rows(['sum(v)', 'count(*)'], 'wide_files')}) " \
+                "where id < 0"
+        assert assert_same_as_spark(spark, empty.replace("from wide_files)", "from wide_files "
+                                                         "where id < 0)"), empty_input=True) == []
+
+
+@GENERATED_ONLY
+def test_all_rows_stay_in_one_task_where_a_parent_relies_on_it(spark, files):
+    # The aggregate by k above reads the window's one task as clustered by k: no exchange of its
+    # own, so the window keeps it.
+    query = "select k, max(n) from (select k, count(*) over () n from wide_files) group by k"
+    fast, spread = all_rows_windows(spark, query)
+    assert not spread, fast.plan
+    assert_same_as_spark(spark, query)

@@ -81,8 +81,16 @@ object WindowReport extends AdaptiveSparkPlanHelper {
       WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
         h.partitionSpec.map(_.sql), Nil, Nil, metricsOf(h), Some(NoSortByHash))
     case k: KeyAggregatesWindowExec =>
-      WindowReport(k.nodeName, fastwindow = true, k.windowExpression.map(userSql),
-        k.partitionSpec.map(_.sql), Nil, Nil, metricsOf(k), Some(RowsNotShuffled))
+      WindowReport(
+        k.nodeName,
+        fastwindow = true,
+        k.windowExpression.map(userSql),
+        k.partitionSpec.map(_.sql),
+        Nil,
+        Nil,
+        metricsOf(k),
+        Some(if (k.partitionSpec.isEmpty) AllRowsNotShuffled else RowsNotShuffled)
+      )
     case g: HashGroupLimitExec =>
       groupLimit(g.nodeName, g.rankLikeFunction, g.limit, g.mode, g.partitionSpec, g.orderSpec,
         Nil).copy(metrics = metricsOf(g), note = Some(NoSort))
@@ -107,6 +115,12 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   val RowsNotShuffled: String = "rows not shuffled: each key's aggregates computed where the " +
     "rows are, merged on the driver and joined back to the rows from a broadcast (the rows " +
     "shuffled by key, by hash, when there are too many keys: numShuffledFallbacks)"
+
+  /** How a window of aggregates over all rows (`OVER ()`) runs on every task, for the report. */
+  val AllRowsNotShuffled: String = "across tasks: rows not shuffled into one task; each task " +
+    "aggregates its rows where they are, the driver merges the tasks' states and the results " +
+    "are joined back to the rows from a broadcast (the rows moved into one task when a sum " +
+    "may overflow: numShuffledFallbacks)"
 
   /** Why a FastGroupLimit needs no sort, for the report. */
   val NoSort: String = "no sort below it: each group's top rows are kept in a hash map of " +

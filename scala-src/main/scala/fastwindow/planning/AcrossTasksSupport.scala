@@ -56,7 +56,10 @@ object AcrossTasksSupport {
     roles.collectFirst { case Left(why) => why } match {
       case Some(why) => OneTask(Spread.OneTask(why))
       case None if orderSpec.isEmpty =>
-        OneTask(Spread.OneTask("a window without ORDER BY has no order to split its rows by"))
+        // Its aggregates may still run where the rows are (KeyAggregatesPlacement).
+        OneTask(Spread.OneTask("a window without ORDER BY has no order to split its rows by " +
+            "(its aggregates run in every task where it reads a scan and no operator above needs " +
+            "its rows in one task: spark.fastwindow.keyAggregates.enabled)"))
       case None =>
         val role = roles.map(_.toOption.get)
         val halos = role.collect { case h: Halo => h }
@@ -128,7 +131,7 @@ object AcrossTasksSupport {
     }
 
   /** A sum or an average: its merge adds partial sums, as Spark's loop adds rows. */
-  private def sumOrAverage(agg: DeclarativeAggregate): Boolean = agg match {
+  private[planning] def sumOrAverage(agg: DeclarativeAggregate): Boolean = agg match {
     case FilteredAggregate(inner, _) => sumOrAverage(inner)
     case _: Sum | _: Average => true
     case _ => false

@@ -1,6 +1,8 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.plans.physical.{Distribution, HashPartitioning, UnspecifiedDistribution}
+import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression}
+import org.apache.spark.sql.catalyst.plans
+  .physical.{Distribution, HashPartitioning, SinglePartition, UnspecifiedDistribution}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql
   .execution.{ColumnarRule, ColumnarToRowExec, FileSourceScanExec, FilterExec, InputAdapter, LocalTableScanExec, ProjectExec, RangeExec, SparkPlan, WholeStageCodegenExec}
@@ -9,12 +11,16 @@ import org.apache.spark.sql.execution.exchange.{ENSURE_REQUIREMENTS, Exchange, S
 
 import fastwindow.config.FastWindowConf
 import fastwindow.exec.hashwindow.{HashWindowAggregateExec, KeyAggregatesWindowExec}
+import fastwindow.exec.window.FastWindowExec
 
 /**
  * Replaces a hash window over the shuffle of its rows by key
  * (`HashWindowAggregateExec(ShuffleExchangeExec(hash of the keys, input))`) with a
  * [[fastwindow.exec.hashwindow.KeyAggregatesWindowExec]] over the input itself, which joins each
- * key's aggregates to the rows where they are, when:
+ * key's aggregates to the rows where they are; and likewise a window of aggregates over the whole
+ * input (`x / sum(x) OVER ()`, a `FastWindowExec` with neither PARTITION BY nor ORDER BY, over the
+ * shuffle Spark places to move every row into one task), whose aggregates then run in every task
+ * where the rows are ([[HashWindowSupport.whyNotOverWholeInput]] says which), when:
  *
  *  - the input can be read twice cheaply and gives the same rows both times: a file, range,
  *    local or cached table scan under filters and projections, every expression deterministic.
@@ -30,29 +36,33 @@ import fastwindow.exec.hashwindow.{HashWindowAggregateExec, KeyAggregatesWindowE
  */
 object KeyAggregatesPlacement extends Rule[SparkPlan] {
 
-  // Settings read only for plans with a hash window: a query without one reads no key (a bad
+  // Settings read only for plans with such a window: a query without one reads no key (a bad
   // value that got past the check must fail window queries only).
   override def apply(plan: SparkPlan): SparkPlan =
-    if (!plan.exists(_.isInstanceOf[HashWindowAggregateExec]) ||
+    if (!plan.exists(p => p.isInstanceOf[HashWindowAggregateExec] || overWholeInput(p)) ||
       !FastWindowConf.ENABLED.get(conf) || !FastWindowConf.KEY_AGGREGATES_ENABLED.get(conf)) {
       plan
     } else place(plan, UnspecifiedDistribution)
 
+  private def overWholeInput(plan: SparkPlan): Boolean = plan match {
+    case w: FastWindowExec => w.partitionSpec.isEmpty && w.orderSpec.isEmpty
+    case _ => false
+  }
+
   /**
-   * `plan` with its qualifying hash windows replaced; `above` is what the nearest operator above
+   * `plan` with its qualifying windows replaced; `above` is what the nearest operator above
    * requires of the rows (unspecified past an exchange, which repartitions them anyway).
    */
   private def place(plan: SparkPlan, above: Distribution): SparkPlan = plan match {
     case window @ HashWindowAggregateExec(exprs, keys, shuffle: ShuffleExchangeExec)
         if placedBySpark(shuffle) && readTwiceCheaply(shuffle.child) &&
           !reliesOn(above, shuffle) =>
-      val placed =
-        KeyAggregatesWindowExec(exprs, keys, place(shuffle.child, UnspecifiedDistribution))
-      // The logical Window it runs: AQE maps a query stage above it back to the logical plan
-      // by the first link it finds below, which must be this window's, not its input's (else
-      // the window would be planned again over the stage's output).
-      placed.copyTagsFrom(window)
-      placed
+      replaced(window, exprs, keys, shuffle.child)
+    case window @ FastWindowExec(exprs, Nil, Nil, shuffle: ShuffleExchangeExec, _)
+        if oneTaskBySpark(shuffle) && readTwiceCheaply(shuffle.child) &&
+          !reliesOn(above, shuffle) && HashWindowSupport.whyNotOverWholeInput(exprs,
+            FastWindowConf.EXACT_FLOATS.get(conf)).isEmpty =>
+      replaced(window, exprs, Nil, shuffle.child)
     case _ =>
       val required = plan.requiredChildDistribution
       plan.withNewChildren(plan.children.zipWithIndex.map { case (child, i) =>
@@ -60,6 +70,17 @@ object KeyAggregatesPlacement extends Rule[SparkPlan] {
         else required.lift(i).filterNot(_ == UnspecifiedDistribution).getOrElse(above)
         place(child, fromHere)
       })
+  }
+
+  /** The window over its input where it is, in place of `window` over the shuffle. */
+  private def replaced(window: SparkPlan, exprs: Seq[NamedExpression], keys: Seq[Expression],
+      input: SparkPlan): SparkPlan = {
+    val placed = KeyAggregatesWindowExec(exprs, keys, place(input, UnspecifiedDistribution))
+    // The logical Window it runs: AQE maps a query stage above it back to the logical plan
+    // by the first link it finds below, which must be this window's, not its input's (else
+    // the window would be planned again over the stage's output).
+    placed.copyTagsFrom(window)
+    placed
   }
 
   /** Whether an operator above requiring `above` relies on the clustering `shuffle` makes. */
@@ -70,6 +91,10 @@ object KeyAggregatesPlacement extends Rule[SparkPlan] {
   private def placedBySpark(shuffle: ShuffleExchangeExec): Boolean =
     shuffle.shuffleOrigin == ENSURE_REQUIREMENTS &&
       shuffle.outputPartitioning.isInstanceOf[HashPartitioning]
+
+  /** Every row moved into one task because the window has neither PARTITION BY nor ORDER BY. */
+  private def oneTaskBySpark(shuffle: ShuffleExchangeExec): Boolean =
+    shuffle.shuffleOrigin == ENSURE_REQUIREMENTS && shuffle.outputPartitioning == SinglePartition
 
   /** A scan under filters and projections, every expression deterministic. */
   private def readTwiceCheaply(plan: SparkPlan): Boolean =

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
   .expressions.{Ascending, Attribute, AttributeSet, Expression, NamedExpression, SortOrder, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, DeclarativeAggregate}
-import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
+import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.PartitionRowBuffer
@@ -42,7 +42,7 @@ case class HashWindowAggregateExec(
   extends WholePartitionAggregatesExec {
 
   override def requiredChildDistribution: Seq[Distribution] =
-    ClusteredDistribution(partitionSpec) :: Nil
+    (if (partitionSpec.isEmpty) AllTuples else ClusteredDistribution(partitionSpec)) :: Nil
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = Seq(Nil)
 

@@ -101,6 +101,13 @@ final class HashWindowTask(
   private def sortedBySpark(
       index: Int, refused: Option[UnsafeRow], rest: Iterator[UnsafeRow]): Iterator[InternalRow] = {
     metrics.sortedTasks += 1
+    if (plan.keys.isEmpty) {
+      // One group (OVER ()): nothing to sort. Spark's window takes the rows in the order they
+      // came, as from its own shuffle, into its own buffer; the kept ones are released when the
+      // task ends.
+      state.clear()
+      return sparkWindow.createEvaluator().eval(index, buffer.iterator ++ refused.iterator ++ rest)
+    }
     val sorter = sparkSorter()
     buffer.iterator.foreach(sorter.insertRow)
     buffer.clear()

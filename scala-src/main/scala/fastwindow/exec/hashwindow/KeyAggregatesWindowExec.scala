@@ -3,7 +3,8 @@ package fastwindow.exec.hashwindow
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, JoinedRow, NamedExpression}
-import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.catalyst.plans
+  .physical.{HashPartitioning, Partitioning, SinglePartition, UnknownPartitioning}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -18,6 +19,10 @@ import fastwindow.config.FastWindowConf
  * first each task's rows aggregated per key, the tasks' states merged on the driver
  * ([[KeyAggregates]]), then the rows again, each joined to its key's results from a broadcast.
  * Only the keys' states cross the network.
+ *
+ * Without PARTITION BY (`OVER ()`, [[fastwindow.planning.KeyAggregatesPlacement]] says when), the
+ * same with one key for all rows: the aggregates run in every task instead of in the one task
+ * Spark moves every row into.
  *
  * Decided at run time: when a task or all of them together have more than
  * `spark.fastwindow.keyAggregates.maxKeys` keys (the results would be too many to broadcast), or a
@@ -38,9 +43,14 @@ case class KeyAggregatesWindowExec(
   override def outputPartitioning: Partitioning = UnknownPartitioning(0)
 
   override def simpleString(maxFields: Int): String =
-    s"$nodeName [${windowExpression.map(_.sql).mkString(", ")}] per " +
-      s"[${partitionSpec.map(_.sql).mkString(", ")}] by per-key aggregates joined back, " +
-      s"rows not shuffled (up to ${FastWindowConf.KEY_AGGREGATES_MAX_KEYS.get(conf)} keys)"
+    if (partitionSpec.isEmpty) {
+      s"$nodeName [${windowExpression.map(_.sql).mkString(", ")}] over all rows by every " +
+        "task's aggregates merged and joined back, rows not shuffled"
+    } else {
+      s"$nodeName [${windowExpression.map(_.sql).mkString(", ")}] per " +
+        s"[${partitionSpec.map(_.sql).mkString(", ")}] by per-key aggregates joined back, " +
+        s"rows not shuffled (up to ${FastWindowConf.KEY_AGGREGATES_MAX_KEYS.get(conf)} keys)"
+    }
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
@@ -75,8 +85,11 @@ case class KeyAggregatesWindowExec(
         logInfo(s"fastwindow: window per [${partitionSpec.map(_.sql).mkString(", ")}] shuffles " +
           s"its rows by key: $why")
         longMetric("numShuffledFallbacks") += 1
-        val shuffled = ShuffleExchangeExec(
-          HashPartitioning(partitionSpec, fallbackPartitions(states.length)), child)
+        // Without keys, as Spark plans it: every row in one task.
+        val partitioning =
+          if (partitionSpec.isEmpty) SinglePartition
+          else HashPartitioning(partitionSpec, fallbackPartitions(states.length))
+        val shuffled = ShuffleExchangeExec(partitioning, child)
         val outputRows = longMetric("numOutputRows")
         hashWindow(shuffled).execute().map { r => outputRows += 1; r }
     }
