@@ -242,7 +242,10 @@ object FastWindowConf {
       "key: each map task aggregates its rows per key, the driver merges the tasks' states and " +
       "broadcasts each key's results, and the rows are read again and joined to them where " +
       "they are. When there are more keys than spark.fastwindow.keyAggregates.maxKeys, or an " +
-      "integral sum could overflow in some order, the rows are shuffled by key as when false.",
+      "integral sum could overflow in some order, the rows are shuffled by key as when false. " +
+      "A window of aggregates with neither PARTITION BY nor ORDER BY (OVER ()) over such an " +
+      "input runs the same way, with one key: in every task instead of the one task Spark " +
+      "moves every row into.",
     parse = bool
   )
 
