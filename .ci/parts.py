@@ -53,7 +53,7 @@ FILE_SECONDS: Dict[str, float] = {
     'test_docs.py': 3, 'test_edge_inputs.py': 85, 'test_entry_routes.py': 95,
     'test_exact_floats.py': 47, 'test_fallback.py': 8, 'test_group_limit.py': 113,
     'test_group_sort.py': 107, 'test_hash_window.py': 76, 'test_interval_sums.py': 22,
-    'test_key_aggregates.py': 55,
+    'test_key_aggregates.py': 70,
     'test_memory_pressure.py': 25, 'test_mode.py': 19, 'test_module_sizes.py': 1,
     'test_moments_and_bits.py': 52, 'test_more_aggregates.py': 166, 'test_offset.py': 17,
     'test_percentiles.py': 29, 'test_python_api_cli.py': 65, 'test_python_api_jar.py': 1,

@@ -30,6 +30,12 @@ from typing import Any, Dict, List, Optional
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 
+#: Whole-partition aggregates without shuffling the rows, by key and over all rows (OVER ()): a
+#: physical rule Spark runs as an adaptive query-stage preparation rule, and a broadcast.
+KEY_AGGREGATES_TESTS = [
+    "test_key_aggregates.py::test_share_of_total_over_files",
+    "test_key_aggregates.py::test_aggregates_over_all_rows_run_where_the_rows_are"]
+
 #: What every other line runs: every aggregate family over every frame kind (the window-evaluation
 #: and arithmetic shims, and each line's aggregate semantics), the random queries (every family,
 #: RANGE frames of every key type), fallbacks, the holistic aggregates built on Spark's own
@@ -44,7 +50,8 @@ CORE_LINE_SUITE = ["test_aggregates.py", "test_random_queries.py", "test_fallbac
                    # rows shipped to tasks, the fold in the window's order after an overflow.
                    "test_across_tasks.py::test_mixed_functions_two_operators",
                    "test_across_tasks.py::test_empty_and_one_row_ranges",
-                   "test_across_tasks.py::test_sums_that_overflow_in_a_range_but_not_in_order"]
+                   "test_across_tasks.py::test_sums_that_overflow_in_a_range_but_not_in_order",
+                   *KEY_AGGREGATES_TESTS]
 
 #: The hash operators (FastGroupLimit's top-k per group, whole-partition aggregates by hash, the
 #: group sort) and their sorted paths through Spark's sorter when memory is refused.
@@ -72,7 +79,8 @@ OWN_SHIM_SUITE = ["test_ranking.py", "test_offset.py",
 #: 2.13 build on the same Spark) the sliding frames' overflow, the edge inputs, DISTINCT (its
 #: own parser path), collect_list, and the sketches built on Spark's classes.
 THREE_FIVE_SUITE = [
-    *OWN_SHIM_SUITE, *MEMORY_AND_HASH_SUITE, "test_fallback.py", "test_mode.py",
+    *OWN_SHIM_SUITE, *MEMORY_AND_HASH_SUITE, *KEY_AGGREGATES_TESTS, "test_fallback.py",
+    "test_mode.py",
     "test_interval_sums.py::test_overflow_matches_spark",
     "test_sliding_frames.py::test_overflow_with_ansi_matches_spark",
     "test_sliding_frames.py::test_overflow_without_ansi_matches_spark",
