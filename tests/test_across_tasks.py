@@ -82,6 +82,11 @@ SEEDED = [
     # a running share of the total: both frames in one operator
     "sum(v) over (order by k) / sum(v) over (order by k rows between unbounded preceding and "
     "unbounded following)",
+    # first/last: the state before a range is one row's (forward fill: last IGNORE NULLS)
+    "last(x, true) over (order by o)",
+    "first(n, true) over (order by o desc)",
+    "last(v) over (order by o rows between unbounded preceding and current row)",
+    "last(n, true) over (order by dt, o rows between unbounded preceding and unbounded following)",
 ]
 
 HALO = [
@@ -97,6 +102,18 @@ HALO = [
 @pytest.mark.parametrize("function", SEEDED + HALO)
 def test_each_function_on_ranges(series, spark, function):
     _spread(spark, f"select id, {function} as r from series", 7)
+
+
+@pytest.mark.parametrize("function", [
+    "last(case when o < 90 or o > 1950 then v end, true) over (order by o)",
+    "first(case when o > 1500 then v end, true) over (order by o)",
+    "last(case when o % 500 = 7 then x end, true) over (order by o desc)",
+    "first(case when o > 3000 then v end, true) over (order by o)",
+])
+def test_first_and_last_whose_row_is_ranges_away(series, spark, function):
+    """The row that decides first/last IGNORE NULLS lies ranges before (all NULLs between), or
+    nowhere (NULL throughout)."""
+    _spread(spark, f"select id, {function} as r, sum(v) over (order by o) s from series", 7)
 
 
 @pytest.mark.parametrize("order,reads", [("o", 0), ("o desc", 0), ("o div 10", 0), ("k", 1),
@@ -216,13 +233,13 @@ def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark, frame):
 
 
 def test_one_task_when_a_function_cannot_spread(series, spark):
-    """first() is decided by which row comes first, which merging ranges' states cannot know:
-    one task, and the report says why."""
-    query = "select id, first(x) over (order by k) f, row_number() over (order by o) r from series"
+    """min of doubles is decided by which of 0.0 and -0.0 comes first, which merging ranges'
+    states cannot know: one task, and the report says why."""
+    query = "select id, min(x) over (order by k) f, row_number() over (order by o) r from series"
     with session_confs(spark, {ACROSS_TASKS: "true"}):
         fast = run(spark, query, fastwindow_on=True)
         assert_same_as_spark(spark, query)
-    assert any("in one task: first" in (r.note or "") for r in fast.reports), fast.reports
+    assert any("in one task: min" in (r.note or "") for r in fast.reports), fast.reports
 
 
 def test_one_task_past_the_halo_cap(series, spark):

@@ -6,7 +6,7 @@ import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DecimalType, LongType}
 
 import fastwindow.config.FastWindowConf
-import fastwindow.exec.acrosstasks.RangeOrder
+import fastwindow.exec.acrosstasks.{RangeOrder, StateFold}
 import fastwindow
   .functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
 import fastwindow
@@ -121,6 +121,9 @@ object AcrossTasksSupport {
     } else AggregateFamily.orderDependence(agg).map(_.merge) match {
       case Some(OrderDependence.Exact) => Right(Seeded)
       case Some(OrderDependence.ExactBelowOverflow) if checkedSum(agg) => Right(Seeded)
+      // first/last: the state of the rows before a range is that of one row of them.
+      case Some(OrderDependence.ExactInRowOrder) if StateFold.decidedByOneRow(agg) =>
+        Right(Seeded)
       case Some(OrderDependence.WithinRounding) if exactFloats =>
         Left("is rounded in row order (spark.fastwindow.exactFloats=true)")
       case Some(OrderDependence.WithinRounding) if sumOrAverage(agg) => Right(Seeded)

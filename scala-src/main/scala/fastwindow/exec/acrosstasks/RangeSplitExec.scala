@@ -80,7 +80,7 @@ case class RangeSplitExec(
             val range = bounds.rangeOfRow(row, keysOf)
             if (range >= 0) { // not a key hashed whole to its partition
               if (ranges(range) == null)
-                ranges(range) = new RangeSummarizer(shape, ordering, valueOrdering)
+                ranges(range) = new RangeSummarizer(shape, ordering, valueOrdering, attributes)
               ranges(range).offer(row)
             }
             row

@@ -3,8 +3,9 @@ package fastwindow.exec.acrosstasks
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
   .expressions.{Attribute, EmptyRow, Expression, GenericInternalRow, JoinedRow, MutableProjection, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
+import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate, First, Last}
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
+import org.apache.spark.sql.types.DataType
 
 /**
  * One range of a window spread over tasks, as the summary pass sees it: its rows in the order the
@@ -16,6 +17,8 @@ import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
  * @param first    its first rows by the window's order (as many as the range after it reads)
  * @param last     its last rows by that order (as many as the range before it reads)
  * @param values   its distinct ORDER BY values, when dense_rank needs them (else null)
+ * @param deciding for each aggregate whose state is one row's ([[StateFold.decidedByOneRow]]),
+ *                 that row (null when no row of the range counts for it); `state` holds its state
  */
 final case class RangeSummary(
     rows: Long,
@@ -23,7 +26,8 @@ final case class RangeSummary(
     overflowed: Boolean,
     first: Array[UnsafeRow],
     last: Array[UnsafeRow],
-    values: ValueRun)
+    values: ValueRun,
+    deciding: Array[UnsafeRow] = Array.empty)
 
 /**
  * The aggregation buffers of a window's seeded aggregates, side by side, with Spark's own
@@ -80,6 +84,50 @@ final class StateFold(val aggregates: Seq[DeclarativeAggregate], input: Seq[Attr
     mergeRows.target(acc)(new JoinedRow(before, after)).copy()
   }
 
+  /**
+   * The aggregates whose state is that of one row (first and last, with or without IGNORE
+   * NULLS): the first (last) row by the window's order whose value counts. Their state cannot be
+   * folded over a range's rows in the order the shuffle delivers them; the summaries keep that
+   * row instead ([[DecidingRows]]) and take its state ([[withStateOf]]). Merged in row order
+   * (range after range), such states are exact.
+   */
+  val decidedByOneRow: Seq[DecidingRow] = aggregates.zipWithIndex.collect {
+    case (f: First, k) => DecidingRow(k, last = false, f.ignoreNulls, f.child)
+    case (l: Last, k) => DecidingRow(k, last = true, l.ignoreNulls, l.child)
+  }
+
+  @transient private lazy val oneRowUpdates: Map[Int, MutableProjection] =
+    decidedByOneRow.map { d =>
+      val agg = aggregates(d.aggregate)
+      d.aggregate -> MutableProjection.create(agg.updateExpressions,
+        agg.aggBufferAttributes ++ input)
+    }.toMap
+
+  /**
+   * `state` (a new row) with aggregate k's buffer replaced by that of `row` alone: its initial
+   * buffer updated with `row`, or just its initial buffer when `row` is null.
+   */
+  def withStateOf(state: InternalRow, k: Int, row: InternalRow): InternalRow = {
+    val from = slices(k)
+    val types = bufferTypes.slice(from, slices(k + 1))
+    val own = new SpecificInternalRow(types)
+    copyFields(initialState, from, own, 0, types)
+    if (row != null) {
+      val update = oneRowUpdates(k)
+      update.target(own)
+      update(new JoinedRow(own, row))
+    }
+    val acc = start(state)
+    copyFields(own, 0, acc, from, types)
+    acc.copy()
+  }
+
+  /** `state` with each aggregate decided by one row given the state of its row in `rows`. */
+  def withStatesOf(state: InternalRow, rows: Array[UnsafeRow]): InternalRow =
+    decidedByOneRow.zip(rows).foldLeft(state) { case (s, (d, row)) =>
+      withStateOf(s, d.aggregate, row)
+    }
+
   /** Aggregate k's buffer within `state`. */
   def slice(state: InternalRow, k: Int): InternalRow = {
     val from = slices(k)
@@ -87,14 +135,37 @@ final class StateFold(val aggregates: Seq[DeclarativeAggregate], input: Seq[Attr
       Array.tabulate[Any](slices(k + 1) - from)(i => state.get(from + i, bufferTypes(from + i))))
   }
 
-  private def copyInto(from: InternalRow, to: SpecificInternalRow): Unit = {
+  private def copyInto(from: InternalRow, to: SpecificInternalRow): Unit =
+    copyFields(from, 0, to, 0, bufferTypes)
+
+  /** Fields `fromAt ..` of `from` into fields `toAt ..` of `to`, of `types`. */
+  private def copyFields(from: InternalRow, fromAt: Int, to: SpecificInternalRow, toAt: Int,
+      types: Seq[DataType]): Unit = {
     var i = 0
-    while (i < bufferTypes.length) {
-      if (from.isNullAt(i)) to.setNullAt(i) else to.update(i, from.get(i, bufferTypes(i)))
+    while (i < types.length) {
+      if (from.isNullAt(fromAt + i)) to.setNullAt(toAt + i)
+      else to.update(toAt + i, from.get(fromAt + i, types(i)))
       i += 1
     }
   }
 }
+
+object StateFold {
+
+  /** Whether `agg`'s state is that of one row, so it can be seeded across tasks (see above). */
+  def decidedByOneRow(agg: DeclarativeAggregate): Boolean = agg match {
+    case _: First | _: Last => true
+    case _ => false
+  }
+}
+
+/**
+ * An aggregate whose state is one row's: aggregate `aggregate` of a [[StateFold]], which takes the
+ * last row (else the first) by the window's order whose `input` is not null (any row unless
+ * `ignoreNulls`).
+ */
+final case class DecidingRow(aggregate: Int, last: Boolean, ignoreNulls: Boolean,
+    input: Expression)
 
 object RangeSummary {
 
@@ -108,9 +179,13 @@ object RangeSummary {
       firstRows: Int, lastRows: Int, valueOrdering: Option[Ordering[InternalRow]]): RangeSummary = {
     val present = parts.filter(_ != null)
     var overflowed = present.exists(_.overflowed)
+    val deciding = fold.map(f => DecidingRows.of(present, f.decidedByOneRow, ordering))
+      .getOrElse(Array.empty[UnsafeRow])
     val state = fold match {
       case Some(f) if !overflowed =>
-        try present.map(_.state).foldLeft(f.initialState)(f.merged)
+        // Parts of one range are not in row order: the states of aggregates decided by one row
+        // come from the deciding row of all the parts.
+        try f.withStatesOf(present.map(_.state).foldLeft(f.initialState)(f.merged), deciding)
         catch {
           case _: ArithmeticException =>
             overflowed = true
@@ -124,7 +199,8 @@ object RangeSummary {
       overflowed,
       present.flatMap(_.first).sorted(ordering).take(firstRows).toArray,
       present.flatMap(_.last).sorted(ordering).takeRight(lastRows).toArray,
-      valueOrdering.map(o => ValueRun.concat(present.map(_.values), o)).orNull
+      valueOrdering.map(o => ValueRun.concat(present.map(_.values), o)).orNull,
+      deciding
     )
   }
 }
@@ -154,11 +230,13 @@ final case class SummaryShape(
  * two bounded arrays (copying only the rows that enter them).
  */
 final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow],
-    valueOrdering: Option[Ordering[InternalRow]]) {
+    valueOrdering: Option[Ordering[InternalRow]], input: Seq[Attribute]) {
   private val first = new FirstRows(shape.firstRows, ordering, reverse = false)
   private val last = new FirstRows(shape.lastRows, ordering, reverse = true)
   private val values = valueOrdering.map(new ValueRunTracker(_)).orNull
   private val acc = shape.fold.map(f => f.start(f.initialState))
+  private val deciding = shape.fold.filter(_.decidedByOneRow.nonEmpty)
+    .map(f => new DecidingRows(f.decidedByOneRow, ordering, input)).orNull
   private var count = 0L
   private var overflowed = false
 
@@ -167,6 +245,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     first.offer(unsafe, count)
     last.offer(unsafe, count)
     if (values != null) values.offer(unsafe)
+    if (deciding != null) deciding.offer(unsafe, count)
     count += 1
     if (acc.isDefined && !overflowed) {
       try shape.fold.get.update(acc.get, row)
@@ -174,13 +253,57 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     }
   }
 
-  def result: RangeSummary = RangeSummary(
-    count,
-    if (overflowed) null else acc.map(_.copy()).orNull,
-    overflowed,
-    first.sorted,
-    last.sorted,
-    if (values == null) null else values.result)
+  def result: RangeSummary = {
+    val decided = if (deciding == null) Array.empty[UnsafeRow] else deciding.result
+    RangeSummary(
+      count,
+      if (overflowed) null else acc.map(a => shape.fold.get.withStatesOf(a.copy(), decided)).orNull,
+      overflowed,
+      first.sorted,
+      last.sorted,
+      if (values == null) null else values.result,
+      decided
+    )
+  }
+}
+
+/**
+ * For each aggregate of a range whose state is one row's ([[StateFold.decidedByOneRow]]), that
+ * row among the rows offered: the last (or first) by the window's order, then by arrival, whose
+ * input counts (is not null, with IGNORE NULLS).
+ */
+private final class DecidingRows(specs: Seq[DecidingRow], ordering: Ordering[InternalRow],
+    input: Seq[Attribute]) {
+  private val inputs = specs.map { d =>
+    if (d.ignoreNulls) UnsafeProjection.create(Seq(d.input), input) else null
+  }.toArray
+  private val kept = specs.map(d => new FirstRows(1, ordering, reverse = d.last)).toArray
+
+  def offer(row: UnsafeRow, arrival: Long): Unit = {
+    var i = 0
+    while (i < kept.length) {
+      if (inputs(i) == null || !inputs(i)(row).isNullAt(0)) kept(i).offer(row, arrival)
+      i += 1
+    }
+  }
+
+  def result: Array[UnsafeRow] = kept.map(_.sorted.headOption.orNull)
+}
+
+private object DecidingRows {
+
+  /**
+   * Each aggregate's deciding row of summaries `parts` together (in their order: a tie goes to
+   * the later part for the last row, to the earlier for the first).
+   */
+  def of(parts: Seq[RangeSummary], specs: Seq[DecidingRow], ordering: Ordering[InternalRow])
+      : Array[UnsafeRow] =
+    specs.indices.map { i =>
+      val rows = parts.map(_.deciding(i)).filter(_ != null)
+      if (rows.isEmpty) null
+      else if (specs(i).last) rows.reduce((a, b) => if (ordering.compare(b, a) >= 0) b else a)
+      else rows.reduce((a, b) => if (ordering.compare(b, a) < 0) b else a)
+    }.toArray
 }
 
 object RangeSummarizer {
@@ -194,7 +317,8 @@ object RangeSummarizer {
       numGroups: Int, groups: Option[(RangeBounds, Seq[Expression])]): Array[RangeSummary] = {
     val ordering = new LazilyGeneratedOrdering(shape.order, input)
     val valueOrdering = shape.valueOrdering(input)
-    val summarizers = Array.fill(numGroups)(new RangeSummarizer(shape, ordering, valueOrdering))
+    val summarizers =
+      Array.fill(numGroups)(new RangeSummarizer(shape, ordering, valueOrdering, input))
     groups match {
       case None => rows.foreach(summarizers(0).offer)
       case Some((bounds, keys)) =>
