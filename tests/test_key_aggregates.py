@@ -88,10 +88,12 @@ def test_too_many_keys_shuffle_the_rows(spark, files, aqe):
 
 
 @GENERATED_ONLY
-def test_a_sum_that_may_overflow_shuffles_the_rows_and_matches_spark(spark, files):
+@pytest.mark.parametrize("over", ["partition by g", ""], ids=["by-key", "all-rows"])
+def test_a_sum_that_may_overflow_shuffles_the_rows_and_matches_spark(spark, files, over):
     # Two tasks' positive parts together pass the long range: some order could overflow under
-    # ANSI, so the rows are shuffled and Spark's order decides; without ANSI the sum wraps.
-    query = ("select id, sum(x) over (partition by g) total from (select g, id, case when "
+    # ANSI, so the rows are shuffled (by key, or all into one task) and Spark's order decides;
+    # without ANSI the sum wraps.
+    query = (f"select id, sum(x) over ({over}) total from (select g, id, case when "
              "id % 2 = 0 then 4611686018427387904 else -1 end x from wide_files)")
     assert_same_as_spark(spark, query, ansi=False)
     with session_confs(spark, {"spark.sql.ansi.enabled": "false"}):
@@ -205,17 +207,6 @@ def test_floating_sums_over_all_rows(spark, files, exact):
         fast, spread = all_rows_windows(spark, moments)
         assert not spread and "in one task: stddev" in fast.plan, fast.plan
         assert_same_as_spark(spark, moments)
-
-
-@GENERATED_ONLY
-def test_a_sum_over_all_rows_that_may_overflow_moves_them_into_one_task(spark, files):
-    query = ("select id, sum(x) over () total from (select id, case when id % 2 = 0 then "
-             "4611686018427387904 else -1 end x from wide_files)")
-    assert_same_as_spark(spark, query, ansi=False)
-    with session_confs(spark, {"spark.sql.ansi.enabled": "false"}):
-        _, spread = all_rows_windows(spark, query)
-        assert spread[0].metrics.get("numShuffledFallbacks") == 1, spread[0].metrics
-    assert assert_same_outcome_with_ansi(spark, query) is not None  # both overflow
 
 
 @GENERATED_ONLY

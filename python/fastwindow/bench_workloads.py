@@ -108,6 +108,9 @@ WORKLOADS: List[Workload] = [
     Workload("lag_lead", "offset", ["lag(v) OVER ({w})", "lead(v, 2) OVER ({w})"]),
     Workload("running_sum", "running",
              ["sum(v) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"]),
+    # Forward fill: the latest known value (one row in ten has one).
+    Workload("forward_fill", "running", ["last(CASE WHEN v % 10 = 0 THEN x END, true) OVER ({w})"],
+             duckdb_expressions=["last(CASE WHEN v % 10 = 0 THEN x END IGNORE NULLS) OVER ({w})"]),
     *[_moving("sum", "v", w) for w in (10, 100, 1000, 10000)],
     _moving("avg", "x", 100), _moving("min", "x", 100), _moving("max", "x", 1000),
     # Floating-point aggregates, whose sliding frames spark.fastwindow.exactFloats folds in

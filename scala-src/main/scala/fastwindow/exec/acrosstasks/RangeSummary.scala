@@ -27,7 +27,7 @@ final case class RangeSummary(
     first: Array[UnsafeRow],
     last: Array[UnsafeRow],
     values: ValueRun,
-    deciding: Array[UnsafeRow] = Array.empty)
+    deciding: Array[UnsafeRow])
 
 /**
  * The aggregation buffers of a window's seeded aggregates, side by side, with Spark's own
