@@ -23,7 +23,7 @@ def report(tmp_path_factory):
 
 
 def test_the_suites_ran(report):
-    # 142 tests with the 4.2.0 test-jars; a much smaller number means suites stopped running.
+    # 135 tests with the 4.2.0 test-jars; a much smaller number means suites stopped running.
     assert report["tests"]["on"] > 120, report
     # The golden results are this Spark's: regenerated without fastwindow, or kept from a run that
     # regenerated them with the same Spark jars and test-jars.
