@@ -36,14 +36,20 @@ KEY_AGGREGATES_TESTS = [
     "test_key_aggregates.py::test_share_of_total_over_files",
     "test_key_aggregates.py::test_aggregates_over_all_rows_run_where_the_rows_are"]
 
+#: The random query generator's queries (every family, RANGE frames of every key type); its
+#: windows spread over ranges and skewed keys run on the installed line only: their code is the
+#: same Scala on every line, and what of it goes through a line's shims (the range shuffle, the
+#: summary job, seeds and halos) the across-tasks tests below run on every line.
+RANDOM_QUERIES = "test_random_queries.py::test_random_queries"
+
 #: What every other line runs: every aggregate family over every frame kind (the window-evaluation
-#: and arithmetic shims, and each line's aggregate semantics), the random queries (every family,
-#: RANGE frames of every key type), fallbacks, the holistic aggregates built on Spark's own
-#: classes (mode), the 4.x types (collations, skipped before 4.0) and the ANSI overflow errors.
+#: and arithmetic shims, and each line's aggregate semantics), the random queries, fallbacks, the
+#: holistic aggregates built on Spark's own classes (mode), the 4.x types (collations, skipped
+#: before 4.0) and the ANSI overflow errors.
 #: The rest of a line's run is what its own shims serve (below); the installed line runs all of it,
 #: on both evaluators. A line's unit of risk is its shims and Spark's behaviour on it, not the
 #: frame algorithms, which are the same Scala everywhere.
-CORE_LINE_SUITE = ["test_aggregates.py", "test_random_queries.py", "test_fallback.py",
+CORE_LINE_SUITE = ["test_aggregates.py", RANDOM_QUERIES, "test_fallback.py",
                    "test_mode.py", "test_collations.py",
                    "test_interval_sums.py::test_overflow_matches_spark",
                    # Windows spread over ranges: the range shuffle, the summary job, seeds and halo
@@ -92,7 +98,7 @@ THREE_FIVE_SUITE = [
     "test_approx.py::test_approx_count_distinct_of_every_type_over_every_frame",
     "test_approx.py::test_percentile_approx_of_every_type_over_every_frame",
 ]
-THREE_FIVE_2_13_SUITE = ["test_ranking.py", "test_aggregates.py", "test_random_queries.py"]
+THREE_FIVE_2_13_SUITE = ["test_ranking.py", "test_aggregates.py", RANDOM_QUERIES]
 
 #: Spark line (or <line>_<scala>) -> pip requirement of its pyspark, the Scala it runs, extra
 #: pip requirements (pandas < 3 where that pyspark predates pandas 3). The newest release of each

@@ -59,7 +59,8 @@ STREAMABLE = {
     "moving": [
         "avg(x) over (partition by p order by o rows between 99 preceding and current row)",
         "sum(v) over (partition by p order by o rows between 5 preceding and 3 following)",
-        "min(x) over (partition by p order by o rows between 2000 preceding and 1 preceding)",
+        # Beyond a discard batch (1,024 rows), and not much more: Spark's cost is rows x width.
+        "min(x) over (partition by p order by o rows between 1100 preceding and 1 preceding)",
         "max(s) over (partition by p order by o rows between 2 following and 10 following)",
         "sum(d) over (partition by p order by o rows between 10 preceding and 10 following)",
         # The scale of c0's tolerance: the mean |x| over the same frame.
@@ -186,7 +187,8 @@ MIXED = {
     "interleaved": ["lag(v, 2) over (partition by p order by o)",
                     "percent_rank() over (partition by p order by o)",
                     "avg(v) over (partition by p order by o rows between 99 preceding and current row)",
-                    "sum(v) over (partition by p order by o rows between current row and "
+                    # A whole frame, not a shrinking one: Spark's shrinking frame is quadratic.
+                    "sum(v) over (partition by p order by o rows between unbounded preceding and "
                     "unbounded following)"],
     "grouped": ["row_number() over (partition by p order by o)",
                 "max(s) over (partition by p order by o rows between 3 preceding and 1 following)",
