@@ -87,6 +87,12 @@ SEEDED = [
     "first(n, true) over (order by o desc)",
     "last(v) over (order by o rows between unbounded preceding and current row)",
     "last(n, true) over (order by dt, o rows between unbounded preceding and unbounded following)",
+    # nth_value: the state before a range is that of the window's first n rows (that count);
+    # first() without IGNORE NULLS is nth_value(x, 1) to Spark's optimizer.
+    "first(x) over (order by o)",
+    "nth_value(n, 3) over (order by dt desc, o rows between unbounded preceding and current row)",
+    "nth_value(x, 400) ignore nulls over (order by o)",              # further than a range
+    "nth_value(v, 2) over (order by o desc rows between unbounded preceding and unbounded following)",
 ]
 
 HALO = [
@@ -109,10 +115,12 @@ def test_each_function_on_ranges(series, spark, function):
     "first(case when o > 1500 then v end, true) over (order by o)",
     "last(case when o % 500 = 7 then x end, true) over (order by o desc)",
     "first(case when o > 3000 then v end, true) over (order by o)",
+    "nth_value(case when o > 900 then x end, 2) ignore nulls over (order by o)",
+    "nth_value(case when o > 3000 then v end, 1) ignore nulls over (order by o)",
 ])
 def test_first_and_last_whose_row_is_ranges_away(series, spark, function):
-    """The row that decides first/last IGNORE NULLS lies ranges before (all NULLs between), or
-    nowhere (NULL throughout)."""
+    """The rows that decide first/last/nth_value IGNORE NULLS lie ranges before (all NULLs
+    between), or nowhere (NULL throughout)."""
     _spread(spark, f"select id, {function} as r, sum(v) over (order by o) s from series", 7)
 
 
@@ -176,6 +184,25 @@ def test_ties_ordered_by_value_for_halo_rows(spark_session, spark):
         return (f"select k, w, lag(w) over (order by {order}) l, lead(w, 2) over (order by {order})"
                 f" r, sum(w) over (order by {order} rows between 3 preceding and 1 following) s"
                 " from ties")
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "6",
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        fast = run(spark, query("k"), fastwindow_on=True)
+    expected = run(spark, query("k, w"), fastwindow_on=False)
+    assert sorted(fast.rows) == sorted(expected.rows)
+    assert all("across tasks" in (r.note or "") for r in fast.reports), fast.reports
+
+
+def test_ties_ordered_by_value_for_rows_taken_by_seeded_functions(spark_session, spark):
+    """first, last and nth_value over ORDER BY ties take given rows: the summaries and each
+    range's task order peers by the other columns' values alike, so the rows are Spark's for the
+    window ordered by the key and then by those columns (one pick for every range)."""
+    spark.sql("""create or replace temporary view ties as
+                 select cast(id div 9 as int) as k, (id * 7919) % 1000 as w
+                 from range(0, 900, 1, 3)""")
+    def query(order):
+        w = f"over (order by {order} rows between unbounded preceding and current row)"
+        return (f"select k, w, first(w) {w} f, nth_value(w, 4) {w} n, "
+                f"first(case when w > 500 then w end, true) {w} fi from ties")
     with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "6",
                                "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
         fast = run(spark, query("k"), fastwindow_on=True)

@@ -6,7 +6,7 @@ import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DecimalType, LongType}
 
 import fastwindow.config.FastWindowConf
-import fastwindow.exec.acrosstasks.{RangeOrder, StateFold}
+import fastwindow.exec.acrosstasks.{RangeOrder, RangedEvaluation, StateFold}
 import fastwindow
   .functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
 import fastwindow
@@ -26,7 +26,8 @@ import fastwindow
  *    exactly the state Spark's row loop reaches ([[OrderDependence.merge]]): free of the order;
  *    integral sums under ANSI, whose merge is checked (an overflow there moves the summary to
  *    Spark's order, see `fastwindow.exec.acrosstasks.RangeSeeds`); floating ones within
- *    rounding unless `spark.fastwindow.exactFloats`.
+ *    rounding unless `spark.fastwindow.exactFloats`; first, last and nth_value over such frames
+ *    (the state of a few rows before the range: `fastwindow.exec.acrosstasks.DecidingRows`).
  *
  * A window with both runs as two operators over the same ranges, the halo one below (it reads
  * the rows as they come from the shuffle), the seeded one above.
@@ -50,8 +51,9 @@ object AcrossTasksSupport {
 
   def decide(plan: WindowPlan, orderSpec: Seq[SortOrder], input: Seq[Attribute]): Decision = {
     val exactFloats = FastWindowConf.EXACT_FLOATS.get()
+    val maxHalo = FastWindowConf.ACROSS_TASKS_MAX_HALO_ROWS.get()
     val roles = plan.functions.map(f =>
-      roleOf(f, exactFloats).left.map(why =>
+      roleOf(f, exactFloats, maxHalo).left.map(why =>
         s"${f.describe} $why"))
     roles.collectFirst { case Left(why) => why } match {
       case Some(why) => OneTask(Spread.OneTask(why))
@@ -65,17 +67,19 @@ object AcrossTasksSupport {
         val halos = role.collect { case h: Halo => h }
         val before = halos.map(_.before).foldLeft(0)(math.max)
         val after = halos.map(_.after).foldLeft(0)(math.max)
-        val maxHalo = FastWindowConf.ACROSS_TASKS_MAX_HALO_ROWS.get()
         // Each output reads one function (a slot reference, maybe wrapped in a cast).
         val outputRoles = plan.outputs.map(_.collect { case b: BoundReference => role(b.ordinal) })
-        val unorderable = if (halos.isEmpty) None else RangeOrder.unorderable(input)
+        val unorderable =
+          if (halos.isEmpty && !RangedEvaluation.ordersPeers(plan)) None
+          else RangeOrder.unorderable(input)
         if (math.max(before, after) > maxHalo) {
           OneTask(Spread.OneTask(s"it reads ${math.max(before, after)} rows around each row, " +
               s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))
         } else if (unorderable.isDefined) {
           OneTask(
             Spread.OneTask(s"its rows hold a column of type ${unorderable.get.simpleString}, " +
-              "which has no order to hand rows with equal ORDER BY keys on to the next range by"))
+              "which has no order to fix the order of rows with equal ORDER BY keys by (the " +
+              "rows handed on to the next range, or taken by first/last/nth_value)"))
         } else if (outputRoles.exists(rs => rs.distinct.size > 1 && rs.exists(_ == Seeded))) {
           OneTask(Spread.OneTask("an output combines functions of both kinds"))
         } else {
@@ -89,7 +93,7 @@ object AcrossTasksSupport {
   }
 
   /** The role of `f`, or why it needs all rows in one task (completing "<function> ..."). */
-  def roleOf(f: FunctionSpec, exactFloats: Boolean): Either[String, Role] = f match {
+  def roleOf(f: FunctionSpec, exactFloats: Boolean, maxHalo: Int): Either[String, Role] = f match {
     // row_number, rank: the rows before; dense_rank: the peer groups before; percent_rank,
     // cume_dist, ntile: + the window's size.
     case _: RankingSpec => Right(Seeded)
@@ -101,7 +105,15 @@ object AcrossTasksSupport {
           mergeable(a.function, exactFloats)
         case other => bounded(other)
       }
-    case n: NthValueSpec => bounded(n.frame)
+    case n: NthValueSpec => n.frame match {
+        // The state of the rows before a range is that of their first n rows (that count).
+        case FrameShape.RunningRows | FrameShape.RunningRange | FrameShape.WholePartition =>
+          if (n.offset > maxHalo) Left(s"keeps the first ${n.offset} rows of each range, more " +
+            s"than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)")
+          else if (!fixedLength(n.function)) Left(stateOfValues)
+          else Right(Seeded)
+        case other => bounded(other)
+      }
     case b: BufferedFrameFunction => bounded(b.frame)
     case _ => Left("is not yet computed across tasks")
   }
@@ -115,14 +127,12 @@ object AcrossTasksSupport {
   }
 
   private def mergeable(agg: DeclarativeAggregate, exactFloats: Boolean): Either[String, Role] =
-    if (!agg.aggBufferAttributes.forall(a =>
-        UnsafeRow.isFixedLength(a.dataType) || a.dataType.isInstanceOf[DecimalType])) {
-      Left("is not yet computed across tasks (its state holds strings or nested values)")
-    } else AggregateFamily.orderDependence(agg).map(_.merge) match {
+    if (!fixedLength(agg)) Left(stateOfValues)
+    else AggregateFamily.orderDependence(agg).map(_.merge) match {
       case Some(OrderDependence.Exact) => Right(Seeded)
       case Some(OrderDependence.ExactBelowOverflow) if checkedSum(agg) => Right(Seeded)
       // first/last: the state of the rows before a range is that of one row of them.
-      case Some(OrderDependence.ExactInRowOrder) if StateFold.decidedByOneRow(agg) =>
+      case Some(OrderDependence.ExactInRowOrder) if StateFold.decidedByRows(agg) =>
         Right(Seeded)
       case Some(OrderDependence.WithinRounding) if exactFloats =>
         Left("is rounded in row order (spark.fastwindow.exactFloats=true)")
@@ -132,6 +142,13 @@ object AcrossTasksSupport {
           "row loop gives an infinity")
       case _ => Left("has partial states that merge exactly only in row order")
     }
+
+  /** Whether `agg`'s state holds no pointer into a row (fixed-length or decimal fields). */
+  private def fixedLength(agg: DeclarativeAggregate): Boolean = agg.aggBufferAttributes.forall(a =>
+    UnsafeRow.isFixedLength(a.dataType) || a.dataType.isInstanceOf[DecimalType])
+
+  private val stateOfValues =
+    "is not yet computed across tasks (its state holds strings or nested values)"
 
   /** A sum or an average: its merge adds partial sums, as Spark's loop adds rows. */
   private[planning] def sumOrAverage(agg: DeclarativeAggregate): Boolean = agg match {

@@ -33,8 +33,9 @@ final case class RangeSeed(
  * the summaries are small, each a count, one state and at most the halo rows).
  *
  * States: the state before range i is the merge of the states of ranges 0 .. i-1, in order, by
- * the aggregates' merge expressions; an aggregate over the whole frame (`whole(k)`) gets the
- * merge of all ranges' states. Merging integral sums under ANSI checks for overflow; when a
+ * the aggregates' merge expressions (those decided by a few rows, first/last/nth_value: the state
+ * of the deciding rows of ranges 0 .. i-1); an aggregate over the whole frame (`whole(k)`) gets
+ * the merge of all ranges' states. Merging integral sums under ANSI checks for overflow; when a
  * range's fold or a merge overflows, a state fitting in a long may still be reached in Spark's
  * order (the sum of +max and -max), or Spark's loop may fail at some row: the states are then
  * computed by `foldInOrder` instead, range after range in the window's order (`foldInOrder(i,
@@ -66,7 +67,8 @@ object RangeSeeds {
             try Some(summaries.map(_.state).scanLeft(f.initialState)(f.merged))
             catch { case _: ArithmeticException => None }
           }
-        merged.getOrElse(inOrder(n, f.initialState, foldInOrder))
+        merged.map(withDecidingRows(f, summaries, _))
+          .getOrElse(inOrder(n, f.initialState, foldInOrder))
     }
     Array.tabulate(n) { i =>
       val states = new Array[InternalRow](numFunctions)
@@ -86,6 +88,20 @@ object RangeSeeds {
       )
     }
   }
+
+  /**
+   * `merged` (the states before each range and of all) with the aggregates decided by rows
+   * ([[StateFold.decidedByRows]]) given the state of the deciding rows of the ranges before.
+   */
+  private def withDecidingRows(f: StateFold, summaries: Array[RangeSummary],
+      merged: Array[InternalRow]): Array[InternalRow] =
+    if (f.decidedByRows.isEmpty) merged
+    else {
+      val none = Array.fill(f.decidedByRows.length)(Array.empty[UnsafeRow])
+      val rowsBefore =
+        summaries.map(_.deciding).scanLeft(none)(DecidingRows.inOrder(f.decidedByRows))
+      merged.zip(rowsBefore).map { case (state, rows) => f.withStatesOf(state, rows) }
+    }
 
   /** The states before each range, folding each range's sorted rows in turn (see above). */
   private def inOrder(n: Int, initial: InternalRow, foldInOrder: (Int, InternalRow) => InternalRow)

@@ -2,7 +2,7 @@ package fastwindow.exec.acrosstasks
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
-  .expressions.{Attribute, EmptyRow, Expression, GenericInternalRow, JoinedRow, MutableProjection, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+  .expressions.{Attribute, EmptyRow, Expression, GenericInternalRow, JoinedRow, MutableProjection, NthValue, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate, First, Last}
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.types.DataType
@@ -17,8 +17,9 @@ import org.apache.spark.sql.types.DataType
  * @param first    its first rows by the window's order (as many as the range after it reads)
  * @param last     its last rows by that order (as many as the range before it reads)
  * @param values   its distinct ORDER BY values, when dense_rank needs them (else null)
- * @param deciding for each aggregate whose state is one row's ([[StateFold.decidedByOneRow]]),
- *                 that row (null when no row of the range counts for it); `state` holds its state
+ * @param deciding for each aggregate whose state is that of a few rows
+ *                 ([[StateFold.decidedByRows]]), those rows (none when no row of the range counts
+ *                 for it); `state` holds their state
  */
 final case class RangeSummary(
     rows: Long,
@@ -27,7 +28,7 @@ final case class RangeSummary(
     first: Array[UnsafeRow],
     last: Array[UnsafeRow],
     values: ValueRun,
-    deciding: Array[UnsafeRow])
+    deciding: Array[Array[UnsafeRow]])
 
 /**
  * The aggregation buffers of a window's seeded aggregates, side by side, with Spark's own
@@ -49,8 +50,14 @@ final class StateFold(val aggregates: Seq[DeclarativeAggregate], input: Seq[Attr
   @transient private lazy val updateRow =
     MutableProjection.create(aggregates.flatMap(_.updateExpressions), buffer ++ input)
   @transient private lazy val mergeRows = MutableProjection.create(
-    aggregates.flatMap(_.mergeExpressions),
-    buffer ++ aggregates.flatMap(_.inputAggBufferAttributes))
+    aggregates.flatMap {
+      // nth_value has no merge: its state is set from its deciding rows (withStatesOf) wherever
+      // states merge, so the merge only keeps the state before.
+      case n: NthValue => n.aggBufferAttributes
+      case a => a.mergeExpressions
+    },
+    buffer ++ aggregates.flatMap(_.inputAggBufferAttributes)
+  )
 
   /** The aggregates' initial state (a new row). */
   def initialState: InternalRow =
@@ -85,47 +92,47 @@ final class StateFold(val aggregates: Seq[DeclarativeAggregate], input: Seq[Attr
   }
 
   /**
-   * The aggregates whose state is that of one row (first and last, with or without IGNORE
-   * NULLS): the first (last) row by the window's order whose value counts. Their state cannot be
-   * folded over a range's rows in the order the shuffle delivers them; the summaries keep that
-   * row instead ([[DecidingRows]]) and take its state ([[withStateOf]]). Merged in row order
-   * (range after range), such states are exact.
+   * The aggregates whose state is that of a few rows, with or without IGNORE NULLS: first and
+   * last (the first or last row by the window's order whose value counts), nth_value(x, n) (the
+   * first n such rows: its count past n changes no result). Their state cannot be folded over a
+   * range's rows in the order the shuffle delivers them; the summaries keep those rows instead
+   * ([[DecidingRows]]) and take their state ([[withStateOf]]).
    */
-  val decidedByOneRow: Seq[DecidingRow] = aggregates.zipWithIndex.collect {
+  val decidedByRows: Seq[DecidingRow] = aggregates.zipWithIndex.collect {
     case (f: First, k) => DecidingRow(k, last = false, f.ignoreNulls, f.child)
     case (l: Last, k) => DecidingRow(k, last = true, l.ignoreNulls, l.child)
+    case (n: NthValue, k) =>
+      DecidingRow(k, last = false, n.ignoreNulls, n.input, StateFold.nthOffset(n))
   }
 
-  @transient private lazy val oneRowUpdates: Map[Int, MutableProjection] =
-    decidedByOneRow.map { d =>
+  @transient private lazy val rowUpdates: Map[Int, MutableProjection] =
+    decidedByRows.map { d =>
       val agg = aggregates(d.aggregate)
       d.aggregate -> MutableProjection.create(agg.updateExpressions,
         agg.aggBufferAttributes ++ input)
     }.toMap
 
   /**
-   * `state` (a new row) with aggregate k's buffer replaced by that of `row` alone: its initial
-   * buffer updated with `row`, or just its initial buffer when `row` is null.
+   * `state` (a new row) with aggregate k's buffer replaced by that of `rows` alone (in the
+   * window's order): its initial buffer updated with each.
    */
-  def withStateOf(state: InternalRow, k: Int, row: InternalRow): InternalRow = {
+  def withStateOf(state: InternalRow, k: Int, rows: Array[UnsafeRow]): InternalRow = {
     val from = slices(k)
     val types = bufferTypes.slice(from, slices(k + 1))
     val own = new SpecificInternalRow(types)
     copyFields(initialState, from, own, 0, types)
-    if (row != null) {
-      val update = oneRowUpdates(k)
-      update.target(own)
-      update(new JoinedRow(own, row))
-    }
+    val update = rowUpdates(k)
+    update.target(own)
+    rows.foreach(row => update(new JoinedRow(own, row)))
     val acc = start(state)
     copyFields(own, 0, acc, from, types)
     acc.copy()
   }
 
-  /** `state` with each aggregate decided by one row given the state of its row in `rows`. */
-  def withStatesOf(state: InternalRow, rows: Array[UnsafeRow]): InternalRow =
-    decidedByOneRow.zip(rows).foldLeft(state) { case (s, (d, row)) =>
-      withStateOf(s, d.aggregate, row)
+  /** `state` with each aggregate decided by rows given the state of its rows in `rows`. */
+  def withStatesOf(state: InternalRow, rows: Array[Array[UnsafeRow]]): InternalRow =
+    decidedByRows.zip(rows).foldLeft(state) { case (s, (d, own)) =>
+      withStateOf(s, d.aggregate, own)
     }
 
   /** Aggregate k's buffer within `state`. */
@@ -152,20 +159,15 @@ final class StateFold(val aggregates: Seq[DeclarativeAggregate], input: Seq[Attr
 
 object StateFold {
 
-  /** Whether `agg`'s state is that of one row, so it can be seeded across tasks (see above). */
-  def decidedByOneRow(agg: DeclarativeAggregate): Boolean = agg match {
-    case _: First | _: Last => true
+  /** Whether `agg`'s state is that of a few rows, so it can be seeded across tasks (see above). */
+  def decidedByRows(agg: DeclarativeAggregate): Boolean = agg match {
+    case _: First | _: Last | _: NthValue => true
     case _ => false
   }
-}
 
-/**
- * An aggregate whose state is one row's: aggregate `aggregate` of a [[StateFold]], which takes the
- * last row (else the first) by the window's order whose `input` is not null (any row unless
- * `ignoreNulls`).
- */
-final case class DecidingRow(aggregate: Int, last: Boolean, ignoreNulls: Boolean,
-    input: Expression)
+  /** nth_value's n. */
+  def nthOffset(n: NthValue): Int = n.offset.eval().asInstanceOf[Int]
+}
 
 object RangeSummary {
 
@@ -179,12 +181,12 @@ object RangeSummary {
       firstRows: Int, lastRows: Int, valueOrdering: Option[Ordering[InternalRow]]): RangeSummary = {
     val present = parts.filter(_ != null)
     var overflowed = present.exists(_.overflowed)
-    val deciding = fold.map(f => DecidingRows.of(present, f.decidedByOneRow, ordering))
-      .getOrElse(Array.empty[UnsafeRow])
+    val deciding = fold.map(f => DecidingRows.of(present, f.decidedByRows, ordering))
+      .getOrElse(Array.empty[Array[UnsafeRow]])
     val state = fold match {
       case Some(f) if !overflowed =>
-        // Parts of one range are not in row order: the states of aggregates decided by one row
-        // come from the deciding row of all the parts.
+        // Parts of one range are not in row order: the states of aggregates decided by rows
+        // come from the deciding rows of all the parts.
         try f.withStatesOf(present.map(_.state).foldLeft(f.initialState)(f.merged), deciding)
         catch {
           case _: ArithmeticException =>
@@ -235,8 +237,8 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
   private val last = new FirstRows(shape.lastRows, ordering, reverse = true)
   private val values = valueOrdering.map(new ValueRunTracker(_)).orNull
   private val acc = shape.fold.map(f => f.start(f.initialState))
-  private val deciding = shape.fold.filter(_.decidedByOneRow.nonEmpty)
-    .map(f => new DecidingRows(f.decidedByOneRow, ordering, input)).orNull
+  private val deciding = shape.fold.filter(_.decidedByRows.nonEmpty)
+    .map(f => new DecidingRows(f.decidedByRows, ordering, input)).orNull
   private var count = 0L
   private var overflowed = false
 
@@ -254,7 +256,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
   }
 
   def result: RangeSummary = {
-    val decided = if (deciding == null) Array.empty[UnsafeRow] else deciding.result
+    val decided = if (deciding == null) Array.empty[Array[UnsafeRow]] else deciding.result
     RangeSummary(
       count,
       if (overflowed) null else acc.map(a => shape.fold.get.withStatesOf(a.copy(), decided)).orNull,
@@ -265,45 +267,6 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
       decided
     )
   }
-}
-
-/**
- * For each aggregate of a range whose state is one row's ([[StateFold.decidedByOneRow]]), that
- * row among the rows offered: the last (or first) by the window's order, then by arrival, whose
- * input counts (is not null, with IGNORE NULLS).
- */
-private final class DecidingRows(specs: Seq[DecidingRow], ordering: Ordering[InternalRow],
-    input: Seq[Attribute]) {
-  private val inputs = specs.map { d =>
-    if (d.ignoreNulls) UnsafeProjection.create(Seq(d.input), input) else null
-  }.toArray
-  private val kept = specs.map(d => new FirstRows(1, ordering, reverse = d.last)).toArray
-
-  def offer(row: UnsafeRow, arrival: Long): Unit = {
-    var i = 0
-    while (i < kept.length) {
-      if (inputs(i) == null || !inputs(i)(row).isNullAt(0)) kept(i).offer(row, arrival)
-      i += 1
-    }
-  }
-
-  def result: Array[UnsafeRow] = kept.map(_.sorted.headOption.orNull)
-}
-
-private object DecidingRows {
-
-  /**
-   * Each aggregate's deciding row of summaries `parts` together (in their order: a tie goes to
-   * the later part for the last row, to the earlier for the first).
-   */
-  def of(parts: Seq[RangeSummary], specs: Seq[DecidingRow], ordering: Ordering[InternalRow])
-      : Array[UnsafeRow] =
-    specs.indices.map { i =>
-      val rows = parts.map(_.deciding(i)).filter(_ != null)
-      if (rows.isEmpty) null
-      else if (specs(i).last) rows.reduce((a, b) => if (ordering.compare(b, a) >= 0) b else a)
-      else rows.reduce((a, b) => if (ordering.compare(b, a) < 0) b else a)
-    }.toArray
 }
 
 object RangeSummarizer {
@@ -330,63 +293,4 @@ object RangeSummarizer {
     }
     summarizers.map(_.result)
   }
-}
-
-/**
- * The `k` rows that come first (with `reverse`, last) by `ordering` then by arrival among those
- * offered, kept in an array in that order. A row that cannot enter costs one comparison; one that
- * enters at the end the kept rows grow towards (the last rows of rows offered in order, the
- * common case: a table written in time order) costs one more, and is copied into the bytes of the
- * row it pushes out.
- */
-private final class FirstRows(k: Int, ordering: Ordering[InternalRow], reverse: Boolean) {
-  private val rows = new Array[UnsafeRow](k)
-  private val arrivals = new Array[Long](k)
-  private var size = 0
-
-  private def compare(row: UnsafeRow, arrival: Long, i: Int): Int = {
-    val c = ordering.compare(row, rows(i))
-    if (c != 0) c else java.lang.Long.compare(arrival, arrivals(i))
-  }
-
-  def offer(row: UnsafeRow, arrival: Long): Unit = if (k > 0) {
-    if (size < k) insert(row.copy(), arrival)
-    else if (!reverse) {
-      if (compare(row, arrival, size - 1) < 0) {
-        val slot = rows(size - 1)
-        size -= 1
-        slot.copyFrom(row)
-        insert(slot, arrival)
-      }
-    } else if (compare(row, arrival, 0) > 0) {
-      val slot = rows(0)
-      System.arraycopy(rows, 1, rows, 0, size - 1)
-      System.arraycopy(arrivals, 1, arrivals, 0, size - 1)
-      size -= 1
-      slot.copyFrom(row)
-      insert(slot, arrival)
-    }
-  }
-
-  /** Puts `row` (owned here) where it belongs among the kept rows (at the end when it is last). */
-  private def insert(row: UnsafeRow, arrival: Long): Unit = {
-    var at = size
-    if (size > 0 && compare(row, arrival, size - 1) < 0) {
-      var low = 0
-      var high = size - 1
-      while (low < high) {
-        val mid = (low + high) >>> 1
-        if (compare(row, arrival, mid) < 0) high = mid else low = mid + 1
-      }
-      at = low
-      System.arraycopy(rows, at, rows, at + 1, size - at)
-      System.arraycopy(arrivals, at, arrivals, at + 1, size - at)
-    }
-    rows(at) = row
-    arrivals(at) = arrival
-    size += 1
-  }
-
-  /** The kept rows, first to last. */
-  def sorted: Array[UnsafeRow] = rows.take(size)
 }

@@ -9,7 +9,9 @@ import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.MapStage
 
-import fastwindow.functions.{AggregateSpec, RankingSpec}
+import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
+
+import fastwindow.functions.{AggregateSpec, NthValueSpec, RankingSpec}
 import fastwindow.model.{FrameShape, RankingKind, Spread, WindowPlan}
 
 /**
@@ -118,7 +120,7 @@ object RangedEvaluation {
       partitionSpec: Seq[Expression]): Array[TaskSeeds] = {
     val seeded = seededAggregates(plan, ranges)
     val fold =
-      if (seeded.isEmpty) None else Some(new StateFold(seeded.map(_._2.function), source.output))
+      if (seeded.isEmpty) None else Some(new StateFold(seeded.map(_.function), source.output))
     val (before, after) = ranges match {
       case h: Spread.Halos => (h.before, h.after)
       case Spread.Seeded => (0, 0)
@@ -171,8 +173,8 @@ object RangedEvaluation {
         groupSummaries,
         distinct.map(_(g)),
         fold,
-        seeded.map(_._1),
-        seeded.map(_._2.frame == FrameShape.WholePartition),
+        seeded.map(_.slot),
+        seeded.map(_.frame == FrameShape.WholePartition),
         plan.functions.length,
         foldInOrder(g),
         before,
@@ -214,17 +216,31 @@ object RangedEvaluation {
       }
     }
 
+  /** A seeded function of a window: its slot, its aggregate and its frame. */
+  final case class SeededAggregate(slot: Int, function: DeclarativeAggregate, frame: FrameShape)
+
   /**
-   * The seeded functions of `plan` (aggregates over running or whole frames) by slot, when
+   * The seeded functions of `plan` (aggregates and nth_value over running or whole frames), when
    * `ranges` seeds them.
    */
-  def seededAggregates(plan: WindowPlan, ranges: Spread.Ranges): Seq[(Int, AggregateSpec)] =
+  def seededAggregates(plan: WindowPlan, ranges: Spread.Ranges): Seq[SeededAggregate] =
     ranges match {
       case Spread.Seeded => plan.functions.zipWithIndex.collect {
-          case (a: AggregateSpec, k) if SeededFrames.contains(a.frame) => k -> a
+          case (a: AggregateSpec, k) if SeededFrames.contains(a.frame) =>
+            SeededAggregate(k, a.function, a.frame)
+          case (n: NthValueSpec, k) if SeededFrames.contains(n.frame) =>
+            SeededAggregate(k, n.function, n.frame)
         }
       case _: Spread.Halos => Nil
     }
+
+  /**
+   * Whether a seeded range's results depend on the order of its peers: first, last and nth_value
+   * take given rows, which the summaries pick by the window's order and then by every other
+   * column ([[RangeOrder]]), so each range is sorted that way too.
+   */
+  def ordersPeers(plan: WindowPlan): Boolean =
+    seededAggregates(plan, Spread.Seeded).exists(a => StateFold.decidedByRows(a.function))
 
   private val SeededFrames: Set[FrameShape] =
     Set(FrameShape.RunningRows, FrameShape.RunningRange, FrameShape.WholePartition)
