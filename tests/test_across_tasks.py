@@ -102,6 +102,10 @@ HALO = [
     "sum(v) over (order by o rows between 5 preceding and 2 following)",
     "max(x) over (order by o rows between 30 preceding and 30 following)",
     "percentile(v, 0.5) over (order by o rows between 3 preceding and 3 following)",
+    # IGNORE NULLS: the nearest rows with a value, however far (an operator of their own kind)
+    "lag(x) ignore nulls over (order by o)",
+    "lead(n, 2, -1) ignore nulls over (order by o desc)",
+    "lag(n, 3) ignore nulls over (order by o) + lead(x, 1) ignore nulls over (order by o)",
 ]
 
 
@@ -116,6 +120,8 @@ def test_each_function_on_ranges(series, spark, function):
     "last(case when o % 500 = 7 then x end, true) over (order by o desc)",
     "first(case when o > 3000 then v end, true) over (order by o)",
     "nth_value(case when o > 900 then x end, 2) ignore nulls over (order by o)",
+    "lag(case when o < 60 or o > 1900 then v end, 2) ignore nulls over (order by o)",
+    "lead(case when o % 700 = 3 then x end) ignore nulls over (order by o desc)",
     "nth_value(case when o > 3000 then v end, 1) ignore nulls over (order by o)",
 ])
 def test_first_and_last_whose_row_is_ranges_away(series, spark, function):
@@ -164,6 +170,10 @@ def test_mixed_functions_two_operators(series, spark):
     """Seeded and halo functions in one window: a halo operator below a seeded one."""
     _spread(spark, """select id, lead(v) over w, row_number() over w, sum(v) over w,
                              lag(x, 2) over w from series window w as (order by o)""", 5)
+    # The seeded one takes given rows (first: ties ordered by the shuffled rows' columns, not
+    # by those the halo operator adds); the halo one reads the nearest rows with a value.
+    _spread(spark, """select id, first(x) over w, last(n, true) over w, lag(n) ignore nulls over w
+                      from series window w as (order by dt, o)""", 5)
 
 
 @pytest.mark.parametrize("ansi", [True, False])
@@ -267,6 +277,17 @@ def test_one_task_when_a_function_cannot_spread(series, spark):
         fast = run(spark, query, fastwindow_on=True)
         assert_same_as_spark(spark, query)
     assert any("in one task: min" in (r.note or "") for r in fast.reports), fast.reports
+
+
+def test_ignore_nulls_beside_other_halo_functions_in_one_task(series, spark):
+    """lag/lead IGNORE NULLS read the nearest rows with a value; a lag without it reads the rows
+    next to its range: one operator cannot be handed both, so the window stays in one task."""
+    query = "select id, lag(x) ignore nulls over w a, lag(v) over w b from series window w as (order by o)"
+    with session_confs(spark, {ACROSS_TASKS: "true"}):
+        fast = run(spark, query, fastwindow_on=True)
+        assert_same_as_spark(spark, query)
+    assert any("in one task: lag/lead IGNORE NULLS" in (r.note or "") for r in fast.reports), \
+        fast.reports
 
 
 def test_one_task_past_the_halo_cap(series, spark):

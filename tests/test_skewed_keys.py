@@ -79,6 +79,10 @@ FUNCTIONS = {
                percentile(v, 0.5) over (partition by k order by o desc, id
                                         rows between 3 preceding and 3 following) med
                from skewed window w as (partition by k order by o desc, id)""",
+    # the nearest rows with a value, per key, however many ranges back or ahead
+    "halo-ignore-nulls": """lag(case when id % 211 = 5 then v end) ignore nulls over w l,
+                            lead(x, 2) ignore nulls over w ld, first_value(x) over w f
+                            from skewed window w as (partition by k order by o, id)""",
 }
 
 

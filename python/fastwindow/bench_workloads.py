@@ -111,6 +111,10 @@ WORKLOADS: List[Workload] = [
     # Forward fill: the latest known value (one row in ten has one).
     Workload("forward_fill", "running", ["last(CASE WHEN v % 10 = 0 THEN x END, true) OVER ({w})"],
              duckdb_expressions=["last(CASE WHEN v % 10 = 0 THEN x END IGNORE NULLS) OVER ({w})"]),
+    # The previous and next known values (one row in ten has one).
+    Workload("nearest_values", "offset",
+             ["lag(CASE WHEN v % 10 = 0 THEN x END) IGNORE NULLS OVER ({w})",
+              "lead(CASE WHEN v % 10 = 0 THEN x END) IGNORE NULLS OVER ({w})"]),
     # The first values so far (first() is nth_value(x, 1) to Spark's optimizer): an opening price.
     Workload("first_values", "running", ["first(x) OVER ({w})", "nth_value(v, 3) OVER ({w})"]),
     *[_moving("sum", "v", w) for w in (10, 100, 1000, 10000)],

@@ -1,5 +1,7 @@
 package fastwindow.model
 
+import org.apache.spark.sql.catalyst.expressions.Expression
+
 /**
  * How a `FastWindow` operator's rows are spread over tasks. With PARTITION BY, by key (Spark's
  * clustered distribution: each window partition in one task). Without it, Spark moves every row
@@ -50,10 +52,25 @@ object Spread {
    * the rows a range hands on to its neighbour are the ones its own task puts last (first),
    * whatever order the shuffle delivers peers in.
    */
-  final case class Halos(before: Int, after: Int) extends Ranges {
+  final case class Halos(before: Int, after: Int, nonNull: Seq[NonNullHalo] = Nil) extends Ranges {
     override def describe(skewedKeys: Boolean): String =
-      s"${ranges(skewedKeys)}, reading $before rows before and $after after each range"
+      if (nonNull.isEmpty) {
+        s"${ranges(skewedKeys)}, reading $before rows before and $after after each range"
+      } else {
+        val reads = nonNull.map(h =>
+          s"${h.before} before and ${h.after} after with a value of " +
+            h.input.sql).mkString(", ")
+        s"${ranges(skewedKeys)}, reading the nearest rows $reads each range"
+      }
   }
+
+  /**
+   * lag/lead IGNORE NULLS of `input`: each task reads the `before` last rows before its range
+   * whose `input` is not null, however far back (all NULLs between), and the `after` first ones
+   * after it. Only the non-null rows of a neighbour count for such functions, so those rows
+   * stand for every row before (after) the range; no other halo function shares the operator.
+   */
+  final case class NonNullHalo(input: Expression, before: Int, after: Int)
 
   /**
    * Functions whose state runs from the first row (row_number, rank, running aggregates whose

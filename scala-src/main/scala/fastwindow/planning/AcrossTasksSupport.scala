@@ -1,6 +1,7 @@
 package fastwindow.planning
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, EvalMode, SortOrder, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Attribute, BoundReference, EvalMode, Expression, SortOrder, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, DeclarativeAggregate, Sum}
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DecimalType, LongType}
@@ -16,9 +17,10 @@ import fastwindow
  * Decides how a window without PARTITION BY is spread over tasks (see [[Spread]]): each function
  * gets a role, or the reason it needs every row of the window in one task.
  *
- *  - **halo**: its result for a row reads only rows a bounded distance away (lag/lead without
- *    IGNORE NULLS, any function over a ROWS frame bounded on both sides), so a task needs only
- *    that many rows of its neighbours' ranges;
+ *  - **halo**: its result for a row reads only rows a bounded distance away (lag/lead, any
+ *    function over a ROWS frame bounded on both sides), so a task needs only that many rows of
+ *    its neighbours' ranges; with IGNORE NULLS, that many rows with a value, however far away
+ *    (not beside the others: see `Spread.NonNullHalo`);
  *  - **seeded**: its state runs from the first row and can start from the rows before the range:
  *    row_number and rank (a count), dense_rank (a count of peer groups), percent_rank, cume_dist
  *    and ntile (a count and the window's size), aggregates over running frames (the state of the
@@ -36,7 +38,9 @@ object AcrossTasksSupport {
 
   /** What one function needs from the ranges around its own. */
   sealed trait Role
-  final case class Halo(before: Int, after: Int) extends Role
+
+  /** `nonNullOf`: lag/lead IGNORE NULLS, which count only the rows where that input has a value. */
+  final case class Halo(before: Int, after: Int, nonNullOf: Option[Expression] = None) extends Role
   case object Seeded extends Role
 
   /**
@@ -65,6 +69,7 @@ object AcrossTasksSupport {
       case None =>
         val role = roles.map(_.toOption.get)
         val halos = role.collect { case h: Halo => h }
+        val (nonNull, contiguous) = halos.partition(_.nonNullOf.isDefined)
         val before = halos.map(_.before).foldLeft(0)(math.max)
         val after = halos.map(_.after).foldLeft(0)(math.max)
         // Each output reads one function (a slot reference, maybe wrapped in a cast).
@@ -82,15 +87,34 @@ object AcrossTasksSupport {
               "rows handed on to the next range, or taken by first/last/nth_value)"))
         } else if (outputRoles.exists(rs => rs.distinct.size > 1 && rs.exists(_ == Seeded))) {
           OneTask(Spread.OneTask("an output combines functions of both kinds"))
+        } else if (nonNull.nonEmpty && contiguous.nonEmpty) {
+          OneTask(Spread.OneTask("lag/lead IGNORE NULLS read the nearest rows with a value, " +
+              "which are spread over tasks only beside functions that read no neighbouring rows " +
+              "(not beside lag/lead without IGNORE NULLS or ROWS frames bounded on both sides)"))
         } else {
           val haloOutputs = outputRoles.map(_.exists(_.isInstanceOf[Halo]))
           Split(
-            if (halos.isEmpty) None else Some(Spread.Halos(before, after)),
+            if (halos.isEmpty) None
+            else if (nonNull.isEmpty) Some(Spread.Halos(before, after))
+            else Some(Spread.Halos(0, 0, nonNullHalos(nonNull))),
             seededToo = haloOutputs.contains(false),
-            haloOutputs)
+            haloOutputs
+          )
         }
     }
   }
+
+  /** lag/lead IGNORE NULLS's reach, per input: the most rows with a value before and after. */
+  private def nonNullHalos(halos: Seq[Halo]): Seq[Spread.NonNullHalo] =
+    halos.foldLeft(Seq.empty[Spread.NonNullHalo]) { (acc, h) =>
+      val input = h.nonNullOf.get
+      acc.indexWhere(_.input.semanticEquals(input)) match {
+        case -1 => acc :+ Spread.NonNullHalo(input, h.before, h.after)
+        case i => acc.updated(i,
+            acc(i).copy(before = math.max(acc(i).before, h.before),
+              after = math.max(acc(i).after, h.after)))
+      }
+    }
 
   /** The role of `f`, or why it needs all rows in one task (completing "<function> ..."). */
   def roleOf(f: FunctionSpec, exactFloats: Boolean, maxHalo: Int): Either[String, Role] = f match {
@@ -98,8 +122,9 @@ object AcrossTasksSupport {
     // cume_dist, ntile: + the window's size.
     case _: RankingSpec => Right(Seeded)
     case o: OffsetSpec =>
-      if (o.ignoreNulls && o.offset != 0) Left("IGNORE NULLS may read any number of rows back")
-      else Right(halo(o.offset, o.offset))
+      if (o.ignoreNulls && o.offset != 0) {
+        Right(halo(o.offset, o.offset).copy(nonNullOf = Some(o.input)))
+      } else Right(halo(o.offset, o.offset))
     case a: AggregateSpec => a.frame match {
         case FrameShape.RunningRows | FrameShape.RunningRange | FrameShape.WholePartition =>
           mergeable(a.function, exactFloats)

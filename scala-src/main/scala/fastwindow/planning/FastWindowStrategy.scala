@@ -16,7 +16,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 import fastwindow.config.FastWindowConf
 import fastwindow.exec.acrosstasks.{RangeBounds, RangeOrder, RangeSplitExec, RangeTarget}
-import fastwindow.exec.acrosstasks.{RangedEvaluation, StateFold, SummaryShape}
+import fastwindow.exec.acrosstasks.{DecidingRow, DecidingRows, RangedEvaluation, StateFold, SummaryShape}
 import fastwindow.exec.grouplimit.HashGroupLimitExec
 import fastwindow.exec.grouporder.GroupOrderExec
 import fastwindow.exec.hashwindow.HashWindowAggregateExec
@@ -290,7 +290,8 @@ object FastWindowStrategy extends SparkStrategy {
       keysFirst ++ rangeOrder(exec, halos, seeded),
       halos.fold(0)(_.after),
       halos.fold(0)(_.before),
-      if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil
+      if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil,
+      halos.fold(Seq.empty[DecidingRow])(h => DecidingRows.forNonNullHalos(h.nonNull))
     )
     val keyOrder = keysFirst ++ exec.orderSpec
     val keys = keyOrder.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }

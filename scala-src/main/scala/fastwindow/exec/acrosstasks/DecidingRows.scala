@@ -3,11 +3,14 @@ package fastwindow.exec.acrosstasks
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, UnsafeProjection, UnsafeRow}
 
+import fastwindow.model.Spread
+
 /**
  * An aggregate whose state is that of a few rows ([[StateFold.decidedByRows]]): aggregate
  * `aggregate` of a [[StateFold]], which takes the last row (else the first `rows` rows) by the
  * window's order whose `input` is not null (any row unless `ignoreNulls`). first and last take
- * one row; nth_value(x, n) the first n.
+ * one row; nth_value(x, n) the first n. Also the rows lag/lead IGNORE NULLS read in the ranges
+ * around a range (`aggregate` -1: see [[DecidingRows.forNonNullHalos]]).
  */
 final case class DecidingRow(aggregate: Int, last: Boolean, ignoreNulls: Boolean,
     input: Expression, rows: Int = 1)
@@ -35,28 +38,75 @@ private[acrosstasks] final class DecidingRows(specs: Seq[DecidingRow],
   def result: Array[Array[UnsafeRow]] = kept.map(_.sorted)
 }
 
-private[acrosstasks] object DecidingRows {
+object DecidingRows {
 
   /**
-   * Each aggregate's deciding rows of the parts of one range together, from theirs (`parts` in
-   * their order, which is not the window's: a tie goes to the later part for the last row, to
-   * the earlier for the first rows).
+   * Each spec's deciding rows of the parts of one range together, from theirs (`parts` in their
+   * order, which is not the window's; a stable sort: ties keep the parts' order).
    */
-  def of(parts: Seq[RangeSummary], specs: Seq[DecidingRow], ordering: Ordering[InternalRow])
-      : Array[Array[UnsafeRow]] =
+  def of(parts: Seq[Array[Array[UnsafeRow]]], specs: Seq[DecidingRow],
+      ordering: Ordering[InternalRow]): Array[Array[UnsafeRow]] =
     specs.indices.map { i =>
-      val rows = parts.flatMap(_.deciding(i))
-      if (rows.isEmpty) Array.empty[UnsafeRow]
-      else if (specs(i).last)
-        Array(rows.reduce((a, b) => if (ordering.compare(b, a) >= 0) b else a))
-      else rows.sorted(ordering).take(specs(i).rows).toArray // a stable sort: ties keep part order
+      val rows = parts.flatMap(_(i)).sorted(ordering)
+      if (specs(i).last) rows.takeRight(specs(i).rows).toArray
+      else rows.take(specs(i).rows).toArray
     }.toArray
+
+  /** The rows a range keeps for lag/lead IGNORE NULLS: per input, its last and first with a value. */
+  def forNonNullHalos(halos: Seq[Spread.NonNullHalo]): Seq[DecidingRow] = halos.flatMap { h =>
+    Seq(DecidingRow(-1, last = true, ignoreNulls = true, h.input, h.before),
+      DecidingRow(-1, last = false, ignoreNulls = true, h.input, h.after)).filter(_.rows > 0)
+  }
+
+  /**
+   * The halo rows lag/lead IGNORE NULLS read next to a range: for each spec that looks that way
+   * (`before`: the last rows of the ranges before, else the first of those after), its rows with
+   * a value from the nearest ranges outwards (`ranges`, each one's kept rows per spec), as many as
+   * it reads; then every spec's rows together in the window's order, a row kept by several specs
+   * once (rows equal under the total order of [[RangeOrder]] are equal in every column: as many
+   * copies as the spec that kept most).
+   */
+  def nearest(ranges: () => Iterator[Array[Array[UnsafeRow]]], specs: Seq[DecidingRow],
+      before: Boolean, ordering: Ordering[InternalRow]): Array[UnsafeRow] = {
+    val perSpec = specs.indices.filter(i => specs(i).last == before).map { i =>
+      var taken = List.empty[Array[UnsafeRow]]
+      var need = specs(i).rows
+      val it = ranges()
+      while (need > 0 && it.hasNext) {
+        val rows = it.next()(i)
+        val part = if (before) rows.takeRight(need) else rows.take(need)
+        taken = part :: taken
+        need -= part.length
+      }
+      (if (before) taken else taken.reverse).toArray.flatten
+    }
+    union(perSpec, ordering)
+  }
+
+  /** Sorted lists of rows merged, each distinct row as many times as the list holding most. */
+  private def union(
+      lists: Seq[Array[UnsafeRow]], ordering: Ordering[InternalRow]): Array[UnsafeRow] =
+    if (lists.size <= 1) lists.headOption.getOrElse(Array.empty[UnsafeRow])
+    else {
+      val tagged = lists.zipWithIndex.flatMap { case (rows, l) => rows.map(_ -> l) }
+        .sortWith((x, y) => ordering.compare(x._1, y._1) < 0)
+      val out = Array.newBuilder[UnsafeRow]
+      var i = 0
+      while (i < tagged.length) {
+        var j = i
+        while (j < tagged.length && ordering.compare(tagged(i)._1, tagged(j)._1) == 0) j += 1
+        val copies = tagged.slice(i, j).groupBy(_._2).values.map(_.size).max
+        (0 until copies).foreach(_ => out += tagged(i)._1)
+        i = j
+      }
+      out.result()
+    }
 
   /** Each aggregate's deciding rows of two consecutive ranges, from theirs. */
   def inOrder(specs: Seq[DecidingRow])(before: Array[Array[UnsafeRow]],
       after: Array[Array[UnsafeRow]]): Array[Array[UnsafeRow]] =
     specs.indices.map { i =>
-      if (specs(i).last) (if (after(i).nonEmpty) after(i) else before(i))
+      if (specs(i).last) (before(i) ++ after(i)).takeRight(specs(i).rows)
       else (before(i) ++ after(i)).take(specs(i).rows)
     }.toArray
 }

@@ -30,7 +30,8 @@ final case class RangeSeed(
 
 /**
  * Combines the ranges' summaries, in range order, into each range's [[RangeSeed]] (on the driver:
- * the summaries are small, each a count, one state and at most the halo rows).
+ * the summaries are small, each a count, one state and at most the halo rows). The halo rows of
+ * lag/lead IGNORE NULLS (`nonNull`, ordered by `ordering`) are the nearest rows with a value.
  *
  * States: the state before range i is the merge of the states of ranges 0 .. i-1, in order, by
  * the aggregates' merge expressions (those decided by a few rows, first/last/nth_value: the state
@@ -53,7 +54,9 @@ object RangeSeeds {
       numFunctions: Int,
       foldInOrder: (Int, InternalRow) => InternalRow,
       before: Int,
-      after: Int): Array[RangeSeed] = {
+      after: Int,
+      nonNull: Seq[DecidingRow] = Nil,
+      ordering: Ordering[InternalRow] = null): Array[RangeSeed] = {
     val n = summaries.length
     val rowsBefore = summaries.map(_.rows).scanLeft(0L)(_ + _)
     val groupsBefore = distinctValues.getOrElse(new Array[Long](n)).scanLeft(0L)(_ + _)
@@ -83,8 +86,14 @@ object RangeSeeds {
         rowsBefore(n),
         groupsBefore(i),
         states,
-        halo((i - 1 to 0 by -1).iterator.map(summaries(_).last), before, fromEnd = true),
-        halo((i + 1 until n).iterator.map(summaries(_).first), after, fromEnd = false)
+        if (nonNull.nonEmpty) {
+          DecidingRows.nearest(() => (i - 1 to 0 by -1).iterator.map(summaries(_).nonNull),
+            nonNull, before = true, ordering)
+        } else halo((i - 1 to 0 by -1).iterator.map(summaries(_).last), before, fromEnd = true),
+        if (nonNull.nonEmpty) {
+          DecidingRows.nearest(() => (i + 1 until n).iterator.map(summaries(_).nonNull),
+            nonNull, before = false, ordering)
+        } else halo((i + 1 until n).iterator.map(summaries(_).first), after, fromEnd = false)
       )
     }
   }

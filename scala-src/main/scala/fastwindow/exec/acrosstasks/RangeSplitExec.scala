@@ -52,7 +52,7 @@ case class RangeSplitExec(
     val input = child.execute()
     setBounds(input)
     val numMaps = input.getNumPartitions
-    val entries = numMaps.toLong * bounds.numSlots * (1 + shape.firstRows + shape.lastRows)
+    val entries = numMaps.toLong * bounds.numSlots * (1 + shape.rowsKept)
     if (entries > RangeSplitExec.MaxMapSideEntries) input
     else {
       val summaries = new MapSummaries
@@ -122,7 +122,7 @@ case class RangeSplitExec(
     } else {
       // As many keys as the map tasks' summaries can hold (at least one).
       val perKey = input.getNumPartitions.toLong * bounds.numRanges *
-        (1 + shape.firstRows + shape.lastRows)
+        (1 + shape.rowsKept)
       val maxKeys = math.max(1L,
         math.min(RangeSplitExec.MaxSkewedKeys,
           RangeSplitExec.MaxMapSideEntries / math.max(perKey, 1L))).toInt
@@ -140,7 +140,9 @@ case class RangeSplitExec(
   def serves(wanted: SummaryShape): Boolean =
     wanted.fold.forall(f => shape.fold.exists(g => same(g.aggregates, f.aggregates))) &&
       wanted.firstRows <= shape.firstRows && wanted.lastRows <= shape.lastRows &&
-      (wanted.firstRows + wanted.lastRows == 0 || same(wanted.order, shape.order)) &&
+      wanted.nonNull.forall(shape.nonNull.contains) &&
+      (wanted.rowsKept == 0 && !wanted.fold.exists(_.decidedByRows.nonEmpty) ||
+        same(wanted.order, shape.order)) &&
       (wanted.valueOrder.isEmpty || same(wanted.valueOrder, shape.valueOrder))
 
   private def same(a: Seq[Expression], b: Seq[Expression]): Boolean =

@@ -20,6 +20,8 @@ import org.apache.spark.sql.types.DataType
  * @param deciding for each aggregate whose state is that of a few rows
  *                 ([[StateFold.decidedByRows]]), those rows (none when no row of the range counts
  *                 for it); `state` holds their state
+ * @param nonNull  for lag/lead IGNORE NULLS, the rows of each of the shape's `nonNull` (its last
+ *                 or first rows whose input has a value)
  */
 final case class RangeSummary(
     rows: Long,
@@ -28,7 +30,8 @@ final case class RangeSummary(
     first: Array[UnsafeRow],
     last: Array[UnsafeRow],
     values: ValueRun,
-    deciding: Array[Array[UnsafeRow]])
+    deciding: Array[Array[UnsafeRow]],
+    nonNull: Array[Array[UnsafeRow]])
 
 /**
  * The aggregation buffers of a window's seeded aggregates, side by side, with Spark's own
@@ -177,12 +180,14 @@ object RangeSummary {
    * overflow is recorded, as a fold's is), and the first and last rows are taken from all of
    * theirs by `ordering`.
    */
-  def concat(parts: Seq[RangeSummary], fold: Option[StateFold], ordering: Ordering[InternalRow],
-      firstRows: Int, lastRows: Int, valueOrdering: Option[Ordering[InternalRow]]): RangeSummary = {
+  def concat(parts: Seq[RangeSummary], shape: SummaryShape, ordering: Ordering[InternalRow],
+      valueOrdering: Option[Ordering[InternalRow]]): RangeSummary = {
+    val fold = shape.fold
     val present = parts.filter(_ != null)
     var overflowed = present.exists(_.overflowed)
-    val deciding = fold.map(f => DecidingRows.of(present, f.decidedByRows, ordering))
-      .getOrElse(Array.empty[Array[UnsafeRow]])
+    val deciding = fold.map(f =>
+      DecidingRows.of(present.map(_.deciding), f.decidedByRows,
+        ordering)).getOrElse(Array.empty[Array[UnsafeRow]])
     val state = fold match {
       case Some(f) if !overflowed =>
         // Parts of one range are not in row order: the states of aggregates decided by rows
@@ -199,10 +204,11 @@ object RangeSummary {
       present.map(_.rows).sum,
       state,
       overflowed,
-      present.flatMap(_.first).sorted(ordering).take(firstRows).toArray,
-      present.flatMap(_.last).sorted(ordering).takeRight(lastRows).toArray,
+      present.flatMap(_.first).sorted(ordering).take(shape.firstRows).toArray,
+      present.flatMap(_.last).sorted(ordering).takeRight(shape.lastRows).toArray,
       valueOrdering.map(o => ValueRun.concat(present.map(_.values), o)).orNull,
-      deciding
+      deciding,
+      DecidingRows.of(present.map(_.nonNull), shape.nonNull, ordering)
     )
   }
 }
@@ -210,15 +216,20 @@ object RangeSummary {
 /**
  * What a summary is made of: the seeded aggregates' fold, the order of the rows within a range
  * (the window's ORDER BY, then the tie-break `RangeOrder` adds when halo rows are handed on), how
- * many first and last rows it keeps, and the order whose distinct values it follows (the window's
- * ORDER BY, with PARTITION BY its keys first, when dense_rank needs them; else empty).
+ * many first and last rows it keeps, the order whose distinct values it follows (the window's
+ * ORDER BY, with PARTITION BY its keys first, when dense_rank needs them; else empty), and the
+ * rows with a value it keeps for lag/lead IGNORE NULLS.
  */
 final case class SummaryShape(
     fold: Option[StateFold],
     order: Seq[SortOrder],
     firstRows: Int,
     lastRows: Int,
-    valueOrder: Seq[SortOrder] = Nil) {
+    valueOrder: Seq[SortOrder] = Nil,
+    nonNull: Seq[DecidingRow] = Nil) {
+
+  /** The rows a range's summary holds besides its count and state, at most. */
+  def rowsKept: Int = firstRows + lastRows + nonNull.map(_.rows).sum
 
   /** The ordering of `valueOrder` over rows of `input`, when it has one. */
   def valueOrdering(input: Seq[Attribute]): Option[Ordering[InternalRow]] =
@@ -239,6 +250,8 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
   private val acc = shape.fold.map(f => f.start(f.initialState))
   private val deciding = shape.fold.filter(_.decidedByRows.nonEmpty)
     .map(f => new DecidingRows(f.decidedByRows, ordering, input)).orNull
+  private val nonNull =
+    if (shape.nonNull.isEmpty) null else new DecidingRows(shape.nonNull, ordering, input)
   private var count = 0L
   private var overflowed = false
 
@@ -248,6 +261,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     last.offer(unsafe, count)
     if (values != null) values.offer(unsafe)
     if (deciding != null) deciding.offer(unsafe, count)
+    if (nonNull != null) nonNull.offer(unsafe, count)
     count += 1
     if (acc.isDefined && !overflowed) {
       try shape.fold.get.update(acc.get, row)
@@ -264,7 +278,8 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
       first.sorted,
       last.sorted,
       if (values == null) null else values.result,
-      decided
+      decided,
+      if (nonNull == null) Array.empty[Array[UnsafeRow]] else nonNull.result
     )
   }
 }

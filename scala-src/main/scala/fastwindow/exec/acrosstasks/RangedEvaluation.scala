@@ -121,12 +121,12 @@ object RangedEvaluation {
     val seeded = seededAggregates(plan, ranges)
     val fold =
       if (seeded.isEmpty) None else Some(new StateFold(seeded.map(_.function), source.output))
-    val (before, after) = ranges match {
-      case h: Spread.Halos => (h.before, h.after)
-      case Spread.Seeded => (0, 0)
+    val (before, after, nonNull) = ranges match {
+      case h: Spread.Halos => (h.before, h.after, DecidingRows.forNonNullHalos(h.nonNull))
+      case Spread.Seeded => (0, 0, Nil)
     }
     val counted = countsPeerGroups(plan, ranges)
-    val shape = SummaryShape(fold, order, after, before, if (counted) order else Nil)
+    val shape = SummaryShape(fold, order, after, before, if (counted) order else Nil, nonNull)
     val split = RangeSplitExec.below(source, wholeRangesOnly = false).map(_._2)
     val keys = if (partitionSpec.isEmpty) Array.empty[UnsafeRow]
     else split.map(_.bounds.skewedKeys.toArray).getOrElse(throw SparkException.internalError(
@@ -178,7 +178,9 @@ object RangedEvaluation {
         plan.functions.length,
         foldInOrder(g),
         before,
-        after
+        after,
+        nonNull,
+        new LazilyGeneratedOrdering(order, source.output)
       )
     }
     Array.tabulate(input.getNumPartitions)(t => TaskSeeds(keys, byGroup.map(_(t))))
@@ -208,8 +210,7 @@ object RangedEvaluation {
             Array.tabulate(split.bounds.numSlots / n) { g =>
               ranges.map { case (from, until) =>
                 val parts = for (range <- from until until; map <- byMap) yield map(g * n + range)
-                RangeSummary.concat(parts, shape.fold, ordering, shape.firstRows, shape.lastRows,
-                  valueOrdering)
+                RangeSummary.concat(parts, shape, ordering, valueOrdering)
               }.toArray
             }
         }

@@ -80,8 +80,12 @@ case class FastWindowExec(
     case _ => super.requiredChildOrdering
   }
 
-  private def tieBrokenOrder: Seq[SortOrder] =
-    partitionSpec.map(SortOrder(_, Ascending)) ++ RangeOrder.withTieBreak(orderSpec, child.output)
+  /**
+   * By the columns of the range shuffle's rows (as the summaries order them), not those a halo
+   * operator below adds.
+   */
+  private def tieBrokenOrder: Seq[SortOrder] = partitionSpec.map(SortOrder(_, Ascending)) ++
+    RangeOrder.withTieBreak(orderSpec, FastWindowExec.rangeShuffle(child).output)
 
   override def outputPartitioning: Partitioning = spread match {
     case _: Spread.Ranges if partitionSpec.isEmpty =>
