@@ -182,37 +182,30 @@ def test_ansi_modes(series, spark, ansi):
                              lag(v) over (order by o) l from series""", 4, ansi=ansi)
 
 
-def test_ties_ordered_by_value_for_halo_rows(spark_session, spark):
-    """lag, lead and moving frames over ORDER BY ties: with halo functions each range orders
-    peers by the other columns' values (the rows a range hands on to its neighbour must be the
-    ones its own task puts last or first, whatever order the shuffle delivers them in), so the
-    rows are Spark's for the window ordered by the key and then by those columns."""
+# Functions over ORDER BY ties that read given rows: {o} is the ORDER BY.
+TIE_READERS = {
+    # halo rows: the rows a range hands on to its neighbour must be the ones its own task puts
+    # last or first, whatever order the shuffle delivers them in
+    "halo": "lag(w) over (order by {o}) l, lead(w, 2) over (order by {o}) r, "
+            "sum(w) over (order by {o} rows between 3 preceding and 1 following) s",
+    # seeded first/last/nth_value: the summaries pick a range's rows for the ranges after it, the
+    # range's own sort for itself: one pick for every range
+    "seeded": "first(w) over {running} f, nth_value(w, 4) over {running} n, "
+              "first(case when w > 500 then w end, true) over {running} fi",
+}
+# (ROWS frames: a RANGE frame's peers by the key alone are not those by the key and w.)
+
+
+@pytest.mark.parametrize("kind", sorted(TIE_READERS))
+def test_ties_ordered_by_value_for_rows_functions_read(spark_session, spark, kind):
+    """Each range orders peers by the other columns' values, in its summary and its own sort
+    alike, so the rows are Spark's for the window ordered by the key and then by those columns."""
     spark.sql("""create or replace temporary view ties as
                  select cast(id div 9 as int) as k, (id * 7919) % 1000 as w
                  from range(0, 900, 1, 3)""")
     def query(order):
-        return (f"select k, w, lag(w) over (order by {order}) l, lead(w, 2) over (order by {order})"
-                f" r, sum(w) over (order by {order} rows between 3 preceding and 1 following) s"
-                " from ties")
-    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "6",
-                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
-        fast = run(spark, query("k"), fastwindow_on=True)
-    expected = run(spark, query("k, w"), fastwindow_on=False)
-    assert sorted(fast.rows) == sorted(expected.rows)
-    assert all("across tasks" in (r.note or "") for r in fast.reports), fast.reports
-
-
-def test_ties_ordered_by_value_for_rows_taken_by_seeded_functions(spark_session, spark):
-    """first, last and nth_value over ORDER BY ties take given rows: the summaries and each
-    range's task order peers by the other columns' values alike, so the rows are Spark's for the
-    window ordered by the key and then by those columns (one pick for every range)."""
-    spark.sql("""create or replace temporary view ties as
-                 select cast(id div 9 as int) as k, (id * 7919) % 1000 as w
-                 from range(0, 900, 1, 3)""")
-    def query(order):
-        w = f"over (order by {order} rows between unbounded preceding and current row)"
-        return (f"select k, w, first(w) {w} f, nth_value(w, 4) {w} n, "
-                f"first(case when w > 500 then w end, true) {w} fi from ties")
+        running = f"(order by {order} rows between unbounded preceding and current row)"
+        return f"select k, w, {TIE_READERS[kind].format(o=order, running=running)} from ties"
     with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "6",
                                "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
         fast = run(spark, query("k"), fastwindow_on=True)
