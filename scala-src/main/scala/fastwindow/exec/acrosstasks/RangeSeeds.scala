@@ -55,8 +55,8 @@ object RangeSeeds {
       foldInOrder: (Int, InternalRow) => InternalRow,
       before: Int,
       after: Int,
-      nonNull: Seq[DecidingRow] = Nil,
-      ordering: Ordering[InternalRow] = null): Array[RangeSeed] = {
+      nonNull: Seq[DecidingRow],
+      ordering: Ordering[InternalRow]): Array[RangeSeed] = {
     val n = summaries.length
     val rowsBefore = summaries.map(_.rows).scanLeft(0L)(_ + _)
     val groupsBefore = distinctValues.getOrElse(new Array[Long](n)).scanLeft(0L)(_ + _)
@@ -73,6 +73,13 @@ object RangeSeeds {
         merged.map(withDecidingRows(f, summaries, _))
           .getOrElse(inOrder(n, f.initialState, foldInOrder))
     }
+    // The rows the halo functions read in the ranges before (after) a range (`ranges`: those
+    // ranges, nearest first), in the window's order.
+    def haloRows(ranges: () => Iterator[Int], isBefore: Boolean): Array[UnsafeRow] =
+      if (nonNull.nonEmpty) {
+        DecidingRows.nearest(() => ranges().map(summaries(_).nonNull), nonNull, isBefore, ordering)
+      } else if (isBefore) halo(ranges().map(summaries(_).last), before, fromEnd = true)
+      else halo(ranges().map(summaries(_).first), after, fromEnd = false)
     Array.tabulate(n) { i =>
       val states = new Array[InternalRow](numFunctions)
       if (statesBefore(i) != null) {
@@ -86,14 +93,8 @@ object RangeSeeds {
         rowsBefore(n),
         groupsBefore(i),
         states,
-        if (nonNull.nonEmpty) {
-          DecidingRows.nearest(() => (i - 1 to 0 by -1).iterator.map(summaries(_).nonNull),
-            nonNull, before = true, ordering)
-        } else halo((i - 1 to 0 by -1).iterator.map(summaries(_).last), before, fromEnd = true),
-        if (nonNull.nonEmpty) {
-          DecidingRows.nearest(() => (i + 1 until n).iterator.map(summaries(_).nonNull),
-            nonNull, before = false, ordering)
-        } else halo((i + 1 until n).iterator.map(summaries(_).first), after, fromEnd = false)
+        haloRows(() => (i - 1 to 0 by -1).iterator, isBefore = true),
+        haloRows(() => (i + 1 until n).iterator, isBefore = false)
       )
     }
   }
