@@ -170,8 +170,8 @@ def test_mixed_functions_two_operators(series, spark):
     """Seeded and halo functions in one window: a halo operator below a seeded one."""
     _spread(spark, """select id, lead(v) over w, row_number() over w, sum(v) over w,
                              lag(x, 2) over w from series window w as (order by o)""", 5)
-    # The seeded one takes given rows (first: ties ordered by the shuffled rows' columns, not
-    # by those the halo operator adds); the halo one reads the nearest rows with a value.
+    # The seeded one takes given rows (first, last); the halo one reads the nearest rows with a
+    # value.
     _spread(spark, """select id, first(x) over w, last(n, true) over w, lag(n) ignore nulls over w
                       from series window w as (order by dt, o)""", 5)
 
@@ -182,30 +182,18 @@ def test_ansi_modes(series, spark, ansi):
                              lag(v) over (order by o) l from series""", 4, ansi=ansi)
 
 
-# Functions over ORDER BY ties that read given rows: {o} is the ORDER BY.
-TIE_READERS = {
-    # halo rows: the rows a range hands on to its neighbour must be the ones its own task puts
-    # last or first, whatever order the shuffle delivers them in
-    "halo": "lag(w) over (order by {o}) l, lead(w, 2) over (order by {o}) r, "
-            "sum(w) over (order by {o} rows between 3 preceding and 1 following) s",
-    # seeded first/last/nth_value: the summaries pick a range's rows for the ranges after it, the
-    # range's own sort for itself: one pick for every range
-    "seeded": "first(w) over {running} f, nth_value(w, 4) over {running} n, "
-              "first(case when w > 500 then w end, true) over {running} fi",
-}
-# (ROWS frames: a RANGE frame's peers by the key alone are not those by the key and w.)
-
-
-@pytest.mark.parametrize("kind", sorted(TIE_READERS))
-def test_ties_ordered_by_value_for_rows_functions_read(spark_session, spark, kind):
-    """Each range orders peers by the other columns' values, in its summary and its own sort
-    alike, so the rows are Spark's for the window ordered by the key and then by those columns."""
+def test_ties_ordered_by_value_for_halo_rows(spark_session, spark):
+    """lag, lead and moving frames over ORDER BY ties: with halo functions each range orders
+    peers by the other columns' values (the rows a range hands on to its neighbour must be the
+    ones its own task puts last or first, whatever order the shuffle delivers them in), so the
+    rows are Spark's for the window ordered by the key and then by those columns."""
     spark.sql("""create or replace temporary view ties as
                  select cast(id div 9 as int) as k, (id * 7919) % 1000 as w
                  from range(0, 900, 1, 3)""")
     def query(order):
-        running = f"(order by {order} rows between unbounded preceding and current row)"
-        return f"select k, w, {TIE_READERS[kind].format(o=order, running=running)} from ties"
+        return (f"select k, w, lag(w) over (order by {order}) l, lead(w, 2) over (order by {order})"
+                f" r, sum(w) over (order by {order} rows between 3 preceding and 1 following) s"
+                " from ties")
     with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "6",
                                "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
         fast = run(spark, query("k"), fastwindow_on=True)

@@ -7,7 +7,7 @@ import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DecimalType, LongType}
 
 import fastwindow.config.FastWindowConf
-import fastwindow.exec.acrosstasks.{RangeOrder, RangedEvaluation, StateFold}
+import fastwindow.exec.acrosstasks.{RangeOrder, StateFold}
 import fastwindow
   .functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
 import fastwindow
@@ -74,17 +74,14 @@ object AcrossTasksSupport {
         val after = halos.map(_.after).foldLeft(0)(math.max)
         // Each output reads one function (a slot reference, maybe wrapped in a cast).
         val outputRoles = plan.outputs.map(_.collect { case b: BoundReference => role(b.ordinal) })
-        val unorderable =
-          if (halos.isEmpty && !RangedEvaluation.ordersPeers(plan)) None
-          else RangeOrder.unorderable(input)
+        val unorderable = if (halos.isEmpty) None else RangeOrder.unorderable(input)
         if (math.max(before, after) > maxHalo) {
           OneTask(Spread.OneTask(s"it reads ${math.max(before, after)} rows around each row, " +
               s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))
         } else if (unorderable.isDefined) {
           OneTask(
             Spread.OneTask(s"its rows hold a column of type ${unorderable.get.simpleString}, " +
-              "which has no order to fix the order of rows with equal ORDER BY keys by (the " +
-              "rows handed on to the next range, or taken by first/last/nth_value)"))
+              "which has no order to hand rows with equal ORDER BY keys on to the next range by"))
         } else if (outputRoles.exists(rs => rs.distinct.size > 1 && rs.exists(_ == Seeded))) {
           OneTask(Spread.OneTask("an output combines functions of both kinds"))
         } else if (nonNull.nonEmpty && contiguous.nonEmpty) {

@@ -247,8 +247,7 @@ object FastWindowStrategy extends SparkStrategy {
       // Skewed keys: each task's rows grouped by key by hash, each key's rows sorted alone.
       val shuffle =
         if (exec.partitionSpec.isEmpty || !FastWindowConf.GROUP_SORT_ENABLED.get()) ranges
-        else GroupOrderExec(exec.partitionSpec, rangeOrder(exec, halos, seeded.map(_.windowPlan)),
-          ranges,
+        else GroupOrderExec(exec.partitionSpec, rangeOrder(exec, halos), ranges,
           skewedKeysSplit = true)
       (halos, seeded) match {
         case (None, Some(s)) => s.withNewChildren(Seq(shuffle))
@@ -261,14 +260,11 @@ object FastWindowStrategy extends SparkStrategy {
   }
 
   /**
-   * The order of a range's rows within each window partition: the ORDER BY, and with halo rows or
-   * seeded functions that take given rows its tie-break (see
-   * [[fastwindow.exec.acrosstasks.RangeOrder]]).
+   * The order of a range's rows within each window partition: the ORDER BY, and with halo rows
+   * its tie-break (see [[fastwindow.exec.acrosstasks.RangeOrder]]).
    */
-  private def rangeOrder(exec: FastWindowExec, halos: Option[Spread.Halos],
-      seeded: Option[WindowPlan]): Seq[SortOrder] =
-    if (halos.isEmpty && !seeded.exists(RangedEvaluation.ordersPeers)) exec.orderSpec
-    else RangeOrder.withTieBreak(exec.orderSpec, exec.child.output)
+  private def rangeOrder(exec: FastWindowExec, halos: Option[Spread.Halos]): Seq[SortOrder] =
+    halos.fold(exec.orderSpec)(_ => RangeOrder.withTieBreak(exec.orderSpec, exec.child.output))
 
   /**
    * The shuffle that splits a window's rows into ranges of its ORDER BY keys, one per shuffle
@@ -287,7 +283,7 @@ object FastWindowStrategy extends SparkStrategy {
     val countsPeerGroups = seeded.exists(RangedEvaluation.countsPeerGroups(_, Spread.Seeded))
     val shape = SummaryShape(
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),
-      keysFirst ++ rangeOrder(exec, halos, seeded),
+      keysFirst ++ rangeOrder(exec, halos),
       halos.fold(0)(_.after),
       halos.fold(0)(_.before),
       if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil,

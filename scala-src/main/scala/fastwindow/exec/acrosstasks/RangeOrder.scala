@@ -8,14 +8,14 @@ import org.apache.spark.sql.types.DataType
  *
  * Rows with equal ORDER BY keys (peers) may come in any order, and Spark's sort keeps the order
  * they arrive in, which differs between two reads of a shuffle (remote blocks are fetched in a
- * random order). Most seeded functions do not care (peers never cross a range boundary, and counts
- * and states do not depend on their order), but halo rows do: the rows a range hands on to its
- * neighbour must be the ones that come last (first) in the order that range's own task evaluates;
- * and so do first, last and nth_value, whose state is that of given rows, picked by the map tasks'
- * summaries for the ranges after and by the range's own sort for itself. So when such functions
- * run, each range is sorted by the ORDER BY keys and then by every other column: peers are ordered
- * by their values, the same in every read and every summary, and peers equal in every column are
- * interchangeable.
+ * random order). Seeded functions keep that order (peers never cross a range boundary, and counts
+ * and states do not depend on their order; first, last and nth_value pick among peers by the map
+ * tasks' order and arrival, the order a range's task reads them in when the shuffle's blocks come
+ * in map order, as a one-task Spark's do: see `DecidingRows`), but halo rows cannot: the rows a
+ * range hands on to its neighbour must be the ones that come last (first) in the order that
+ * range's own task evaluates. So when halo functions run, each range is sorted by the ORDER BY
+ * keys and then by every other column: peers are ordered by their values, the same in every read
+ * and every summary, and peers equal in every column are interchangeable.
  */
 object RangeOrder {
 

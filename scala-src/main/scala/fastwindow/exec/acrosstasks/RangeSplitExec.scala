@@ -141,8 +141,7 @@ case class RangeSplitExec(
     wanted.fold.forall(f => shape.fold.exists(g => same(g.aggregates, f.aggregates))) &&
       wanted.firstRows <= shape.firstRows && wanted.lastRows <= shape.lastRows &&
       wanted.nonNull.forall(shape.nonNull.contains) &&
-      (wanted.rowsKept == 0 && !wanted.fold.exists(_.decidedByRows.nonEmpty) ||
-        same(wanted.order, shape.order)) &&
+      (wanted.rowsKept == 0 || same(wanted.order, shape.order)) &&
       (wanted.valueOrder.isEmpty || same(wanted.valueOrder, shape.valueOrder))
 
   private def same(a: Seq[Expression], b: Seq[Expression]): Boolean =

@@ -236,14 +236,6 @@ object RangedEvaluation {
       case _: Spread.Halos => Nil
     }
 
-  /**
-   * Whether a seeded range's results depend on the order of its peers: first, last and nth_value
-   * take given rows, which the summaries pick by the window's order and then by every other
-   * column ([[RangeOrder]]), so each range is sorted that way too.
-   */
-  def ordersPeers(plan: WindowPlan): Boolean =
-    seededAggregates(plan, Spread.Seeded).exists(a => StateFold.decidedByRows(a.function))
-
   private val SeededFrames: Set[FrameShape] =
     Set(FrameShape.RunningRows, FrameShape.RunningRange, FrameShape.WholePartition)
 

@@ -68,24 +68,18 @@ case class FastWindowExec(
   // fastwindow.exec.acrosstasks.RangeSplitExec). Without PARTITION BY the ranges are the
   // partitions of a range partitioning by the ORDER BY keys, in order (so a global ORDER BY above
   // needs no shuffle); with it, a key's rows may be in several partitions. Halo rows need the
-  // order within each range fixed (see RangeOrder), and so do seeded first/last/nth_value.
+  // order within each range fixed (see RangeOrder).
   override def requiredChildDistribution: Seq[Distribution] = spread match {
     case _: Spread.Ranges => UnspecifiedDistribution :: Nil
     case _ => super.requiredChildDistribution
   }
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = spread match {
-    case _: Spread.Halos => tieBrokenOrder :: Nil
-    case Spread.Seeded if RangedEvaluation.ordersPeers(windowPlan) => tieBrokenOrder :: Nil
+    case _: Spread.Halos =>
+      (partitionSpec.map(SortOrder(_, Ascending)) ++
+        RangeOrder.withTieBreak(orderSpec, child.output)) :: Nil
     case _ => super.requiredChildOrdering
   }
-
-  /**
-   * By the columns of the range shuffle's rows (as the summaries order them), not those a halo
-   * operator below adds.
-   */
-  private def tieBrokenOrder: Seq[SortOrder] = partitionSpec.map(SortOrder(_, Ascending)) ++
-    RangeOrder.withTieBreak(orderSpec, FastWindowExec.rangeShuffle(child).output)
 
   override def outputPartitioning: Partitioning = spread match {
     case _: Spread.Ranges if partitionSpec.isEmpty =>
