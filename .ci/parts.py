@@ -46,23 +46,28 @@ OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
 #: file counts as SHARD_DEFAULT.
 FILE_SECONDS: Dict[str, float] = {
-    'test_across_tasks.py': 105, 'test_aggregates.py': 93, 'test_approx.py': 110,
+    'test_across_tasks.py': 85, 'test_aggregates.py': 93, 'test_approx.py': 110,
     'test_bench_smoke.py': 40,
     'test_build_backend.py': 43, 'test_collations.py': 11, 'test_comoments.py': 109,
     'test_counter_diff.py': 69, 'test_distinct.py': 109, 'test_docker_example.py': 30,
-    'test_docs.py': 3, 'test_edge_inputs.py': 85, 'test_entry_routes.py': 95,
+    'test_docs.py': 3, 'test_edge_inputs.py': 85, 'test_entry_routes.py': 65,
     'test_exact_floats.py': 47, 'test_fallback.py': 8, 'test_group_limit.py': 113,
     'test_group_sort.py': 107, 'test_hash_window.py': 76, 'test_interval_sums.py': 22,
     'test_key_aggregates.py': 70,
     'test_memory_pressure.py': 25, 'test_mode.py': 19, 'test_module_sizes.py': 1,
     'test_moments_and_bits.py': 52, 'test_more_aggregates.py': 150, 'test_offset.py': 17,
     'test_percentiles.py': 29, 'test_python_api_cli.py': 65, 'test_python_api_jar.py': 1,
-    'test_python_api_session.py': 1, 'test_random_queries.py': 125, 'test_range_frames.py': 155,
+    'test_python_api_session.py': 1, 'test_random_queries.py': 125, 'test_range_frames.py': 95,
     'test_ranking.py': 19, 'test_sliding_frames.py': 28, 'test_spark_intents.py': 6,
-    'test_settings.py': 15, 'test_skewed_keys.py': 42, 'test_spill.py': 42, 'test_streaming.py': 65}
+    'test_settings.py': 15, 'test_skewed_keys.py': 33, 'test_spill.py': 42, 'test_streaming.py': 65}
 SHARD_DEFAULT = 30.0
 #: Shards of the differential suite on the installed Spark (see parts()).
 SHARDS = 4
+#: What the installed line's deployments part runs a superset of: spark-submit --jars with the
+#: extension setting, there on a local-cluster with executors of their own (the other lines,
+#: which have no deployments part, run it).
+COVERED_BY_DEPLOYMENTS = ["--deselect",
+                          "tests/test_entry_routes.py::test_route_spark_submit_jars"]
 
 
 @dataclass
@@ -115,7 +120,7 @@ def differential_files() -> List[str]:
 
 
 #: Expected minutes of each other Spark line's run (tests/line_suite.py LINES), for the order.
-LINE_MINUTES = {"3.5": 6.7, "3.5_2.13": 1.5, "4.0": 6.2, "4.1": 3.0, "4.2": 3.0}
+LINE_MINUTES = {"3.5": 6.0, "3.5_2.13": 1.7, "4.0": 5.0, "4.1": 3.2, "4.2": 3.4}
 WHEEL_DIR = LOGS / "wheel"
 
 
@@ -160,7 +165,7 @@ def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
     # More shards than workers, so the other parts fill in around them; not many more, since
     # each session's JIT spends its first minutes compiling Spark's planner and Janino.
     installed = [
-        pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group],
+        pytest_part(f"pytest-{k + 1}", [str(TESTS / f) for f in group] + COVERED_BY_DEPLOYMENTS,
                     sum(FILE_SECONDS.get(f, SHARD_DEFAULT) for f in group), pytest_args)
         for k, group in enumerate(shards(differential_files(), SHARDS))]
     return [scala, *installed,

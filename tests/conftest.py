@@ -84,7 +84,9 @@ def spark_session():
         # cores, CI's shards took ~10% less time this way.
         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
     )
+    # The configure(builder) route (tests/test_entry_routes.py has the others).
     spark = fastwindow.configure(builder).getOrCreate()
+    assert fastwindow.is_enabled(spark), "configure(builder) gave a session without fastwindow"
     spark.sparkContext.setLogLevel("ERROR")
     create_views(spark)
     yield spark

@@ -69,7 +69,8 @@ HASH_OPERATOR_TESTS = [
     "test_group_sort.py::test_memory_refused_falls_back_to_sparks_sort"]
 
 #: Memory (the task's memory manager, spilling at Spark's thresholds: the row-buffer shim) and the
-#: hash operators (the sorter), for the lines whose row-buffer shim is not the installed line's.
+#: hash operators (the sorter), for the row-buffer shim that is not the installed line's
+#: (shims/spark-3.5-4.0: run on 3.5).
 MEMORY_AND_HASH_SUITE = ["test_memory_pressure.py", "test_spill.py", *HASH_OPERATOR_TESTS]
 
 #: The ranking and offset functions and the entry routes that depend on the line: `enable` on a
@@ -79,7 +80,7 @@ MEMORY_AND_HASH_SUITE = ["test_memory_pressure.py", "test_spill.py", *HASH_OPERA
 #: line.) For the lines with a window-evaluation shim or PySpark of their own.
 OWN_SHIM_SUITE = ["test_ranking.py", "test_offset.py",
                   "test_entry_routes.py::test_route_enable_live_session_without_jar",
-                  "test_entry_routes.py::test_route_spark_submit"]
+                  "test_entry_routes.py::test_route_spark_submit_jars"]
 
 #: Spark 3.5, the oldest line, with the most shims of its own: besides the core (run by its Scala
 #: 2.13 build on the same Spark) the sliding frames' overflow, the edge inputs, DISTINCT (its
@@ -113,9 +114,10 @@ LINES: Dict[str, Dict[str, Any]] = {
                  # aggregates over every frame kind, and random queries (every family) show the
                  # Scala build links and runs.
                  "suite": THREE_FIVE_2_13_SUITE},
-    # 4.0 has the window-evaluation shim of 4.1 and the row buffer of 3.5, and a PySpark of its own.
+    # 4.0 has the window-evaluation shim of 4.1 and a PySpark of its own; its row buffer is 3.5's
+    # (shims/spark-3.5-4.0), which the 3.5 line's memory and hash tests run.
     "4.0": {"pyspark": "pyspark[connect]==4.0.*", "scala": "2.13", "extra": "pandas<3",
-            "suite": CORE_LINE_SUITE + OWN_SHIM_SUITE + MEMORY_AND_HASH_SUITE},
+            "suite": CORE_LINE_SUITE + OWN_SHIM_SUITE},
     # 4.1 shares its shims with 4.0 and the installed line, 4.2 all but a type getter with it.
     "4.1": {"pyspark": "pyspark[connect]==4.1.*", "scala": "2.13", "extra": "pandas",
             "suite": CORE_LINE_SUITE},

@@ -16,6 +16,11 @@ import pytest
 
 from helpers import assert_same_as_spark, assert_same_error, run, session_confs
 
+SPREADING = pytest.mark.generated_only(
+    "the subject is how a window is spread over ranges (the range shuffle, summaries, seeds and"
+    " halos routed to tasks), the same Scala on both evaluators; each function's seed and merge"
+    " run on both in test_each_function_on_ranges")
+
 RANGES = "numRanges"
 ACROSS_TASKS = "spark.fastwindow.acrossTasks.enabled"
 
@@ -124,12 +129,14 @@ def test_each_function_on_ranges(series, spark, function):
     "lead(case when o % 700 = 3 then x end) ignore nulls over (order by o desc)",
     "nth_value(case when o > 3000 then v end, 1) ignore nulls over (order by o)",
 ])
+@SPREADING
 def test_first_and_last_whose_row_is_ranges_away(series, spark, function):
     """The rows that decide first/last/nth_value IGNORE NULLS lie ranges before (all NULLs
     between), or nowhere (NULL throughout)."""
     _spread(spark, f"select id, {function} as r, sum(v) over (order by o) s from series", 7)
 
 
+@SPREADING
 @pytest.mark.parametrize("order,reads", [("o", 0), ("o desc", 0), ("o div 10", 0), ("k", 1),
                                          ("x desc nulls last", 1)])
 def test_dense_rank_counted_by_the_map_tasks_or_a_second_read(series, spark, order, reads):
@@ -141,6 +148,7 @@ def test_dense_rank_counted_by_the_map_tasks_or_a_second_read(series, spark, ord
             summary_reads=reads)
 
 
+@SPREADING
 @pytest.mark.parametrize("second,reads", [(0, 0), (500, 1)])
 def test_dense_rank_over_runs_in_order(spark_session, spark, second, reads):
     """One map task reads two runs of rows, each in order (as a task reads several files of a
@@ -153,6 +161,7 @@ def test_dense_rank_over_runs_in_order(spark_session, spark, second, reads):
     _spread(spark, query, 7, summary_reads=reads)
 
 
+@SPREADING
 @pytest.mark.parametrize("ranges", [1, 64])
 def test_empty_and_one_row_ranges(series, spark, ranges):
     """64 ranges over 80 rows: some empty, some of one row, halos longer than them."""
@@ -166,6 +175,7 @@ def test_empty_and_one_row_ranges(series, spark, ranges):
     _spread(spark, query, ranges)
 
 
+@SPREADING
 def test_mixed_functions_two_operators(series, spark):
     """Seeded and halo functions in one window: a halo operator below a seeded one."""
     _spread(spark, """select id, lead(v) over w, row_number() over w, sum(v) over w,
@@ -176,12 +186,14 @@ def test_mixed_functions_two_operators(series, spark):
                       from series window w as (order by dt, o)""", 5)
 
 
+@SPREADING
 @pytest.mark.parametrize("ansi", [True, False])
 def test_ansi_modes(series, spark, ansi):
     _spread(spark, """select id, sum(v) over (order by k) s, count(*) over (order by k) c,
                              lag(v) over (order by o) l from series""", 4, ansi=ansi)
 
 
+@SPREADING
 def test_ties_ordered_by_value_for_halo_rows(spark_session, spark):
     """lag, lead and moving frames over ORDER BY ties: with halo functions each range orders
     peers by the other columns' values (the rows a range hands on to its neighbour must be the
@@ -202,6 +214,7 @@ def test_ties_ordered_by_value_for_halo_rows(spark_session, spark):
     assert all("across tasks" in (r.note or "") for r in fast.reports), fast.reports
 
 
+@SPREADING
 def test_without_adaptive_execution(series, spark):
     """The map stage runs before the summaries are read (adaptive execution runs it first)."""
     with session_confs(spark, {"spark.sql.adaptive.enabled": "false"}):
@@ -209,6 +222,7 @@ def test_without_adaptive_execution(series, spark):
                           from series window w as (order by o)""", 5)
 
 
+@SPREADING
 def test_ranges_summarised_from_the_shuffle_past_the_map_side_cap(series, spark):
     """Summaries of 3 map tasks x 128 ranges x 1,801 entries (a count, 1,800 halo rows) are more
     than the map tasks send to the driver: the ranges are summarised from the shuffle's output
@@ -217,6 +231,7 @@ def test_ranges_summarised_from_the_shuffle_past_the_map_side_cap(series, spark)
     _spread(spark, query, 128, summary_reads=1)
 
 
+@SPREADING
 def test_keys_sampled_from_the_input_rows(series, spark):
     """Over a child that is more than scans (an aggregate, another spread window), the keys are
     sampled from the child's rows, not from a second plan of it."""
@@ -227,6 +242,7 @@ def test_keys_sampled_from_the_input_rows(series, spark):
                       (select id, v, row_number() over (order by o) rn from series)""", 5)
 
 
+@SPREADING
 def test_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
     """Under ANSI, a range whose rows overflow a long when added in shuffle order (all the
     positive ones first) but not in the window's order (they alternate with negative ones): the
@@ -241,6 +257,7 @@ def test_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
                       unbounded preceding and unbounded following) t from swings""", 3, ansi=True)
 
 
+@SPREADING
 @pytest.mark.parametrize("frame", ["", "rows between unbounded preceding and unbounded following"])
 def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark, frame):
     with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "3",
@@ -250,6 +267,7 @@ def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark, frame):
     assert condition == "ARITHMETIC_OVERFLOW"
 
 
+@SPREADING
 def test_one_task_when_a_function_cannot_spread(series, spark):
     """min of doubles is decided by which of 0.0 and -0.0 comes first, which merging ranges'
     states cannot know: one task, and the report says why."""
@@ -260,6 +278,7 @@ def test_one_task_when_a_function_cannot_spread(series, spark):
     assert any("in one task: min" in (r.note or "") for r in fast.reports), fast.reports
 
 
+@SPREADING
 def test_ignore_nulls_beside_other_halo_functions_in_one_task(series, spark):
     """lag/lead IGNORE NULLS read the nearest rows with a value; a lag without it reads the rows
     next to its range: one operator cannot be handed both, so the window stays in one task."""
@@ -271,6 +290,7 @@ def test_ignore_nulls_beside_other_halo_functions_in_one_task(series, spark):
         fast.reports
 
 
+@SPREADING
 def test_one_task_past_the_halo_cap(series, spark):
     query = "select id, lag(v, 20) over (order by o) l from series"
     with session_confs(spark, {ACROSS_TASKS: "true",

@@ -1,8 +1,13 @@
-"""End-to-end tests of the three ways to turn fastwindow on, each in a fresh Python process.
+"""End-to-end tests of the ways to turn fastwindow on, each in a fresh Python process.
 
-(a) ``fastwindow.configure(SparkSession.builder)`` before the session exists;
-(b) ``fastwindow.enable(spark)`` on a live session that was built WITHOUT the jar;
-(c) ``spark-submit --jars <jar> --conf spark.sql.extensions=fastwindow.FastWindowExtensions``.
+(a) ``fastwindow.enable(spark)`` on a live session that was built WITHOUT the jar;
+(b) ``spark-submit --jars <jar> --conf spark.sql.extensions=fastwindow.FastWindowExtensions``
+    (on the installed line the deployments' local-cluster test runs this route, with executors
+    of their own: .ci/parts.py leaves it to that test there; the other lines run it here);
+(c) ``spark-submit --packages`` from a Maven repository of the release's jar.
+
+``fastwindow.configure(SparkSession.builder)`` before the session exists is how every test
+session of the suite starts, on every line (tests/conftest.py), so it has no test of its own.
 
 Every route runs tests/apps/window_app.py: a small window query (row_number and running sums)
 with spark.fastwindow.enabled on and off. The test checks that the plan with it on has a
@@ -63,12 +68,6 @@ def jar() -> str:
     return fastwindow.jar_path()
 
 
-def test_route_configure_builder(tmp_path, jar):
-    out = _run([sys.executable, str(APP), "configure"], tmp_path)
-    assert out["is_enabled"] is True
-    _check_window_results(out)
-
-
 def test_route_enable_live_session_without_jar(tmp_path, jar):
     out = _run([sys.executable, str(APP), "enable"], tmp_path)
     assert out["loadable_before"] is False, "the session was supposed to start without the jar"
@@ -77,7 +76,7 @@ def test_route_enable_live_session_without_jar(tmp_path, jar):
     _check_window_results(out)
 
 
-def test_route_spark_submit(tmp_path, jar):
+def test_route_spark_submit_jars(tmp_path, jar):
     import pyspark
 
     spark_submit = os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit")

@@ -64,6 +64,17 @@ ORDERS = ["asc nulls first", "asc nulls last", "desc nulls first", "desc nulls l
 # Every direction and null ordering for the keys with edge values; two for the others.
 KEY_ORDERS = {"i": ORDERS, "d": ORDERS}
 
+
+def orders_of(key, frames, k):
+    """The orders the k-th frame of ``key`` runs with: the key's orders taken in turn, so each
+    frame runs one and each order runs with some frame (its last frame takes the orders left).
+    The edges of an order do not depend on the frame's kind; every order with every frame ran
+    2.4x as many queries (124) for no case the turns miss."""
+    orders = KEY_ORDERS.get(key, [ORDERS[0], ORDERS[3]])
+    if k < len(frames) - 1:
+        return [orders[k % len(orders)]]
+    return orders[k % len(orders):] if k < len(orders) else [orders[k % len(orders)]]
+
 EXACT = [
     "count(*)", "count(d)", "sum(i)", "sum(l)", "avg(l)", "min(d)", "max(d)", "min(s)", "max(s)",
     "sum(dec)", "avg(dec)", "min(bigdec)", "min(dt)", "max(ts)", "max(bo)", "min(bin)",
@@ -77,12 +88,13 @@ def select(aggregates, frame, key, order="asc nulls first", table="t", partition
     return f"select p, id, {cols} from {table}"
 
 
-CASES = [(key, frame) for key, frames in KEY_FRAMES.items() for frame in frames]
+CASES = [(key, frame, orders_of(key, frames, k)) for key, frames in KEY_FRAMES.items()
+         for k, frame in enumerate(frames)]
 
 
-@pytest.mark.parametrize("key,frame", CASES, ids=[f"{k}:{f[14:]}" for k, f in CASES])
-def test_exact_aggregates(spark, key, frame):
-    for order in KEY_ORDERS.get(key, [ORDERS[0], ORDERS[3]]):
+@pytest.mark.parametrize("key,frame,orders", CASES, ids=[f"{k}:{f[14:]}" for k, f, _ in CASES])
+def test_exact_aggregates(spark, key, frame, orders):
+    for order in orders:
         assert_same_as_spark(spark, select(EXACT, frame, key, order), ansi=False)
 
 

@@ -14,6 +14,10 @@ import pytest
 
 from helpers import assert_same_as_spark, assert_same_error, run, session_confs
 
+SPREADING = pytest.mark.generated_only(
+    "the subject is how a skewed key is split over tasks, the same Scala on both evaluators; "
+    "each kind of function runs on both in test_each_kind_of_function_over_skewed_keys")
+
 SKEWED = {
     "spark.fastwindow.acrossTasks.enabled": "true",
     "spark.fastwindow.acrossTasks.skewedKeys": "true",
@@ -91,6 +95,7 @@ def test_each_kind_of_function_over_skewed_keys(skewed, spark, functions):
     _split(spark, f"select id, {functions}", skewed_keys=2)
 
 
+@SPREADING
 def test_dense_rank_of_keys_in_order_counted_by_the_map_tasks(skewed, spark):
     """Each skewed key's rows reach the map tasks in id order: their distinct values are counted
     there, no second read."""
@@ -98,6 +103,7 @@ def test_dense_rank_of_keys_in_order_counted_by_the_map_tasks(skewed, spark):
            skewed_keys=2, summary_reads=0)
 
 
+@SPREADING
 @pytest.mark.parametrize("ansi", [True, False])
 def test_halo_and_seeded_operators_over_the_same_split(skewed, spark, ansi):
     """One window with both kinds: a halo operator below a seeded one, over one shuffle."""
@@ -108,6 +114,7 @@ def test_halo_and_seeded_operators_over_the_same_split(skewed, spark, ansi):
            skewed_keys=2, ansi=ansi, tolerances={"a": "a"})
 
 
+@SPREADING
 @pytest.mark.parametrize("confs", [{"spark.sql.adaptive.enabled": "false"},
                                    {"spark.sql.adaptive.coalescePartitions.enabled": "true",
                                     "spark.sql.adaptive.advisoryPartitionSizeInBytes": "20k"}],
@@ -123,6 +130,7 @@ def test_adaptive_execution_off_and_coalescing(skewed, spark, confs):
     assert all("skewed keys' rows split" in (r.note or "") for r in fast.reports), fast.reports
 
 
+@SPREADING
 def test_summaries_from_the_shuffle_past_the_map_side_cap(skewed, spark):
     """3 map tasks x 64 ranges x 2,201 entries (a count, 2,200 halo rows) for one key are more
     than the map tasks send: only the largest key is split (of the 43 holding a quarter of a
@@ -134,6 +142,7 @@ def test_summaries_from_the_shuffle_past_the_map_side_cap(skewed, spark):
                   "spark.fastwindow.acrossTasks.maxHaloRows": "1100"})
 
 
+@SPREADING
 def test_no_skewed_key(spark_session, spark):
     """Keys of 30 rows each: none is split, every key goes to its task whole."""
     query = """select id, row_number() over w rn, lag(id) over w l, sum(id) over w s
@@ -141,6 +150,7 @@ def test_no_skewed_key(spark_session, spark):
     _split(spark, query, skewed_keys=0)
 
 
+@SPREADING
 def test_skewed_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
     """Under ANSI, a skewed key whose rows overflow a long when added in shuffle order but not
     in the window's order: its states are folded in the window's order, as Spark adds them."""
@@ -166,6 +176,7 @@ def test_skewed_sums_that_overflow_in_a_range_but_not_in_order(spark_session, sp
     # functions a window without PARTITION BY keeps in one task
     "select id, min(x) over (partition by k order by o) f from skewed",
 ], ids=["shares-partition-by", "min-of-doubles"])
+@SPREADING
 def test_not_split(skewed, spark, query):
     with session_confs(spark, SKEWED):
         assert_same_as_spark(spark, query)
@@ -177,6 +188,7 @@ def test_not_split(skewed, spark, query):
     {"spark.fastwindow.acrossTasks.skewedKeys.minInputSize": "1g"},
     {"spark.fastwindow.acrossTasks.skewedKeys": "false"},
 ], ids=["below-min-input-size", "off"])
+@SPREADING
 def test_not_split_by_settings(skewed, spark, confs):
     query = "select id, row_number() over (partition by k order by o, id) rn from skewed"
     with session_confs(spark, {**SKEWED, **confs}):

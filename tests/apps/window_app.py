@@ -1,6 +1,5 @@
 """A tiny window job used by tests/test_entry_routes.py, one Spark application per process.
 
-    python window_app.py configure   # fastwindow.configure(builder) before the session exists
     python window_app.py enable      # a session built WITHOUT the jar, then fastwindow.enable()
     spark-submit --jars JAR --conf spark.sql.extensions=fastwindow.FastWindowExtensions \
         window_app.py submit         # no fastwindow Python code at all
@@ -46,12 +45,7 @@ def main(route):
     if route != "submit":
         builder = builder.master("local[1]")
     out = {"route": route}
-    if route == "configure":
-        import fastwindow
-
-        spark = fastwindow.configure(builder).getOrCreate()
-        out["is_enabled"] = fastwindow.is_enabled(spark)
-    elif route == "enable":
+    if route == "enable":
         import fastwindow
 
         spark = builder.getOrCreate()
