@@ -150,9 +150,10 @@ def quick_suite() -> List[str]:
     """What ``--quick`` runs of the differential suite: what the other Spark lines with shims of
     their own run (tests/line_suite.py), on the installed Spark."""
     sys.path.insert(0, str(TESTS))
-    from line_suite import CORE_LINE_SUITE, MEMORY_AND_HASH_SUITE, OWN_SHIM_SUITE
+    from line_suite import (CORE_LINE_SUITE, MEMORY_AND_HASH_SUITE, OWN_SHIM_SUITE,
+                            SESSION_SHIM_SUITE)
 
-    return [*CORE_LINE_SUITE, *OWN_SHIM_SUITE, *MEMORY_AND_HASH_SUITE]
+    return [*CORE_LINE_SUITE, *SESSION_SHIM_SUITE, *OWN_SHIM_SUITE, *MEMORY_AND_HASH_SUITE]
 
 
 def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:

@@ -59,6 +59,21 @@ RUNNING_ROWS = "rows between unbounded preceding and current row"
 RUNNING_RANGE = "range between unbounded preceding and current row"
 
 
+def in_turns(items: Sequence[Any], choices: Sequence[Any], each: int = 1) -> List[tuple]:
+    """(item, its choices): each item with ``each`` of ``choices`` taken in turn, the last item
+    also with any choice not taken yet: every item and every choice run, not every pair. For
+    matrices whose dimensions act apart (an order's edges whatever the frame, ANSI's errors
+    whatever the frame), where the product bought queries and no case."""
+    pairs, taken = [], set()
+    for k, item in enumerate(items):
+        picks = [choices[(k * each + j) % len(choices)] for j in range(min(each, len(choices)))]
+        if k == len(items) - 1:
+            picks += [c for c in choices if c not in taken and c not in picks]
+        taken.update(picks)
+        pairs.append((item, picks))
+    return pairs
+
+
 def window_of(frame: str, window: Any, *, range_order: Sequence[str],
               rows_order: Sequence[str]) -> Any:
     """``window`` (a pyspark WindowSpec) ordered and framed as the SQL ``frame`` text says
@@ -248,6 +263,15 @@ def assert_same_as_spark(spark: SparkSession, query: Query, *, expect: str = "Fa
     that scales their allowed error (see :func:`assert_rows_close`). Returns the rows.
     """
     fast, vanilla = run_both(spark, query, ansi=ansi)
+    return assert_runs_agree(fast, vanilla, expect=expect, empty_input=empty_input, key=key,
+                             tolerances=tolerances, rel_tol=rel_tol)
+
+
+def assert_runs_agree(fast: Run, vanilla: Run, *, expect: str = "FastWindow",
+                      empty_input: bool = False, key: str = "id",
+                      tolerances: Optional[Dict[str, str]] = None,
+                      rel_tol: float = 1e-12) -> List[Row]:
+    """assert_same_as_spark's checks of two runs made already; returns the fastwindow rows."""
     assert fast.reports or empty_input, f"the plan has no window operator:\n{fast.plan}"
     windows = [r for r in fast.reports if r.operator not in GROUP_LIMITS]
     limits = [r for r in fast.reports if r.operator in GROUP_LIMITS]
@@ -339,20 +363,23 @@ def _error_of(spark: SparkSession, query: Query, fastwindow_on: bool) -> SparkEr
 def assert_same_outcome_with_ansi(spark: SparkSession, query: Query) -> Optional[str]:
     """With ANSI mode on: where Spark fails, fastwindow must fail with the same error (returned);
     where Spark succeeds, the results must be the same (None is returned)."""
-    spark.conf.set("spark.sql.ansi.enabled", "true")
-    spark.conf.set(ENABLED, "false")
-    try:
-        _dataframe(spark, query).collect()
-        spark_fails = False
-    except Exception:  # noqa: BLE001 - any failure of Spark's is the outcome to reproduce
-        spark_fails = True
-    finally:
-        spark.conf.set(ENABLED, "true")
-        spark.conf.unset("spark.sql.ansi.enabled")
-    if spark_fails:
+    vanilla = spark_run_with_ansi(spark, query, True)
+    if vanilla is None:
         return assert_same_error(spark, query, ansi=True)
-    assert_same_as_spark(spark, query, ansi=True)
+    with session_confs(spark, {"spark.sql.ansi.enabled": "true"}):
+        fast = run(spark, query, fastwindow_on=True)
+    assert_runs_agree(fast, vanilla)
     return None
+
+
+def spark_run_with_ansi(spark: SparkSession, query: Query, ansi: bool) -> Optional[Run]:
+    """Spark's run of ``query`` with ANSI mode set, or None where Spark fails (the outcome the
+    caller then asks fastwindow to reproduce); its rows serve as the expected ones."""
+    with session_confs(spark, {"spark.sql.ansi.enabled": str(ansi).lower()}):
+        try:
+            return run(spark, query, fastwindow_on=False)
+        except Exception:  # noqa: BLE001 - any failure of Spark's is the outcome to reproduce
+            return None
 
 
 def assert_same_error(spark: SparkSession, query: Query, *, ansi: bool = True) -> str:

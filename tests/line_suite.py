@@ -39,7 +39,7 @@ KEY_AGGREGATES_TESTS = [
 #: The random query generator's queries (every family, RANGE frames of every key type); its
 #: windows spread over ranges and skewed keys run on the installed line only: their code is the
 #: same Scala on every line, and what of it goes through a line's shims (the range shuffle, the
-#: summary job, seeds and halos) the across-tasks tests below run on every line.
+#: summary job, seeds and halos) SESSION_SHIM_SUITE runs on each session shim.
 RANDOM_QUERIES = "test_random_queries.py::test_random_queries"
 
 #: What every other line runs: every aggregate family over every frame kind (the window-evaluation
@@ -51,13 +51,17 @@ RANDOM_QUERIES = "test_random_queries.py::test_random_queries"
 #: frame algorithms, which are the same Scala everywhere.
 CORE_LINE_SUITE = ["test_aggregates.py", RANDOM_QUERIES, "test_fallback.py",
                    "test_mode.py", "test_collations.py",
-                   "test_interval_sums.py::test_overflow_matches_spark",
-                   # Windows spread over ranges: the range shuffle, the summary job, seeds and halo
-                   # rows shipped to tasks, the fold in the window's order after an overflow.
-                   "test_across_tasks.py::test_mixed_functions_two_operators",
-                   "test_across_tasks.py::test_empty_and_one_row_ranges",
-                   "test_across_tasks.py::test_sums_that_overflow_in_a_range_but_not_in_order",
-                   *KEY_AGGREGATES_TESTS]
+                   "test_interval_sums.py::test_overflow_matches_spark"]
+
+#: Windows spread over ranges (the range shuffle, the summary job, seeds and halo rows shipped to
+#: tasks, the fold in the window's order after an overflow) and whole-partition aggregates without
+#: shuffling the rows: physical plans built through the line's session shim (ClassicShim), whose
+#: two versions (shims/spark-3.5, shims/spark-4.0+) the 3.5 and 4.0 lines run this over; 4.1 and
+#: 4.2 share 4.0's and the installed line's.
+SESSION_SHIM_SUITE = ["test_across_tasks.py::test_mixed_functions_two_operators",
+                      "test_across_tasks.py::test_empty_and_one_row_ranges",
+                      "test_across_tasks.py::test_sums_that_overflow_in_a_range_but_not_in_order",
+                      *KEY_AGGREGATES_TESTS]
 
 #: The hash operators (FastGroupLimit's top-k per group, whole-partition aggregates by hash, the
 #: group sort) and their sorted paths through Spark's sorter when memory is refused.
@@ -86,7 +90,7 @@ OWN_SHIM_SUITE = ["test_ranking.py", "test_offset.py",
 #: 2.13 build on the same Spark) the sliding frames' overflow, the edge inputs, DISTINCT (its
 #: own parser path), collect_list, and the sketches built on Spark's classes.
 THREE_FIVE_SUITE = [
-    *OWN_SHIM_SUITE, *MEMORY_AND_HASH_SUITE, *KEY_AGGREGATES_TESTS, "test_fallback.py",
+    *OWN_SHIM_SUITE, *MEMORY_AND_HASH_SUITE, *SESSION_SHIM_SUITE, "test_fallback.py",
     "test_mode.py",
     "test_interval_sums.py::test_overflow_matches_spark",
     "test_sliding_frames.py::test_overflow_with_ansi_matches_spark",
@@ -117,7 +121,7 @@ LINES: Dict[str, Dict[str, Any]] = {
     # 4.0 has the window-evaluation shim of 4.1 and a PySpark of its own; its row buffer is 3.5's
     # (shims/spark-3.5-4.0), which the 3.5 line's memory and hash tests run.
     "4.0": {"pyspark": "pyspark[connect]==4.0.*", "scala": "2.13", "extra": "pandas<3",
-            "suite": CORE_LINE_SUITE + OWN_SHIM_SUITE},
+            "suite": CORE_LINE_SUITE + SESSION_SHIM_SUITE + OWN_SHIM_SUITE},
     # 4.1 shares its shims with 4.0 and the installed line, 4.2 all but a type getter with it.
     "4.1": {"pyspark": "pyspark[connect]==4.1.*", "scala": "2.13", "extra": "pandas",
             "suite": CORE_LINE_SUITE},

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import (ENABLED, accepted, assert_same_as_spark, assert_same_error,
-                     assert_same_outcome_with_ansi, run)
+from helpers import (accepted, assert_same_as_spark, assert_same_error,
+                     assert_same_outcome_with_ansi, session_confs, spark_run_with_ansi)
 from test_moments_and_bits import EXACT_FRAMES, RANGE, SLIDING, assert_close, select
 
 COMOMENTS = accepted([
@@ -37,17 +37,12 @@ def test_comoments_exact_over_whole_and_running_frames(spark, frame):
 def assert_close_with_and_without_ansi(spark, query):
     """Within tolerance with ANSI off; with it on, Spark's error where Spark fails."""
     for ansi in (False, True):
-        spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
-        try:
-            try:
-                run(spark, query, fastwindow_on=False)
-            except Exception:  # noqa: BLE001 - Spark's failure is the outcome to reproduce
-                assert_same_error(spark, query, ansi=ansi)
-                continue
-            assert_close(spark, query)
-        finally:
-            spark.conf.unset("spark.sql.ansi.enabled")
-            spark.conf.set(ENABLED, "true")
+        vanilla = spark_run_with_ansi(spark, query, ansi)
+        if vanilla is None:
+            assert_same_error(spark, query, ansi=ansi)
+            continue
+        with session_confs(spark, {"spark.sql.ansi.enabled": str(ansi).lower()}):
+            assert_close(spark, query, vanilla=vanilla)
 
 
 @pytest.mark.parametrize("frame", SLIDING + RANGE)

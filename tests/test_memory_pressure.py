@@ -2,9 +2,9 @@
 
 tests/test_spill.py forces spills with Spark's row-count thresholds and hand-overs with
 ``spark.fastwindow.memory.maxPartitionBytes``; here neither is set. A separate local Spark gets a
-small execution memory (``spark.memory.fraction``, ~17 MB), and one window partition needs more:
+small execution memory (``spark.memory.fraction``, ~9 MB), and one window partition needs more:
 
-- percent_rank over 500k rows: its columns (~10 MB) fit, its rows (~20 MB) do not, so the
+- percent_rank over 250k rows: its columns (~5 MB) fit, its rows (~10 MB) do not, so the
   memory manager makes the spillable row buffer spill to grant the columns; fastwindow's kernels
   evaluate the partition.
 - adding a whole-partition sum, a moving max and a moving average: the columns and the moving
@@ -31,14 +31,14 @@ SCRIPT = textwrap.dedent("""
 
     builder = (SparkSession.builder.master("local[1]")
                .config("spark.driver.memory", "1g")
-               .config("spark.memory.fraction", "0.025")   # ~17 MB for execution and storage
+               .config("spark.memory.fraction", "0.0125")   # ~9 MB for execution and storage
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "1"))
     spark = fastwindow.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     windows = {
-        "columns_fit": (500_000, "percent_rank() over (order by x, id) as pr"),
-        "handed_over": (500_000, '''sum(x) over () as total,
+        "columns_fit": (250_000, "percent_rank() over (order by x, id) as pr"),
+        "handed_over": (250_000, '''sum(x) over () as total,
                percent_rank() over (order by x, id) as pr,
                max(x) over (order by x, id rows between 2 preceding and 2 following) as mx,
                avg(x) over (order by x, id rows between 2 preceding and 2 following) as ax'''),
@@ -81,7 +81,7 @@ def _both(runs: dict, name: str) -> "tuple[dict, dict]":
 
 def test_columns_that_fit_make_the_rows_spill(pressure_runs):
     metrics, spark = _both(pressure_runs, "columns_fit")
-    assert spark["n"] == 500_000
+    assert spark["n"] == 250_000
     assert metrics.get("spillSize", 0) > 0, f"no spill under memory pressure: {metrics}"
     assert metrics.get("numBufferedPartitions") == 1, metrics
     assert "numHandedOverPartitions" not in metrics, metrics
@@ -89,7 +89,7 @@ def test_columns_that_fit_make_the_rows_spill(pressure_runs):
 
 def test_columns_that_do_not_fit_hand_the_partition_to_spark(pressure_runs):
     metrics, spark = _both(pressure_runs, "handed_over")
-    assert spark["n"] == 500_000
+    assert spark["n"] == 250_000
     assert metrics.get("numHandedOverPartitions") == 1, metrics
-    assert metrics.get("numOutputRows") == 500_000, metrics
+    assert metrics.get("numOutputRows") == 250_000, metrics
     assert metrics.get("spillSize", 0) > 0, metrics

@@ -21,7 +21,7 @@ from pyspark.sql import Window
 from pyspark.sql import functions as F
 
 from helpers import (RUNNING_RANGE, RUNNING_ROWS, WHOLE, _same, accepted, assert_same_as_spark,
-                     run_both, window_of)
+                     run, run_both, window_of)
 
 SLIDING = [
     "rows between 2 preceding and current row",
@@ -73,8 +73,12 @@ def test_skewness_kurtosis_exact_over_whole_and_running_frames(spark, frame):
     assert_same_as_spark(spark, select(MOMENTS, frame))
 
 
-def assert_close(spark, query, rel_tol=1e-9):
-    fast, vanilla = run_both(spark, query)
+def assert_close(spark, query, rel_tol=1e-9, vanilla=None):
+    """fastwindow's rows within ``rel_tol`` of Spark's (``vanilla``: Spark's run made already)."""
+    if vanilla is None:
+        fast, vanilla = run_both(spark, query)
+    else:
+        fast = run(spark, query, fastwindow_on=True)
     assert {r.operator for r in fast.reports} == {"FastWindow"}, fast.reports
     expected = {r["id"]: r for r in vanilla.rows}
     assert len(fast.rows) == len(vanilla.rows)
