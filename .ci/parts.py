@@ -46,20 +46,19 @@ OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
 #: file counts as SHARD_DEFAULT.
 FILE_SECONDS: Dict[str, float] = {
-    'test_across_tasks.py': 85, 'test_aggregates.py': 93, 'test_approx.py': 110,
-    'test_bench_smoke.py': 40,
-    'test_build_backend.py': 43, 'test_collations.py': 11, 'test_comoments.py': 109,
-    'test_counter_diff.py': 69, 'test_distinct.py': 109, 'test_docker_example.py': 30,
-    'test_docs.py': 3, 'test_edge_inputs.py': 85, 'test_entry_routes.py': 65,
-    'test_exact_floats.py': 47, 'test_fallback.py': 8, 'test_group_limit.py': 113,
-    'test_group_sort.py': 107, 'test_hash_window.py': 76, 'test_interval_sums.py': 22,
-    'test_key_aggregates.py': 70,
-    'test_memory_pressure.py': 25, 'test_mode.py': 19, 'test_module_sizes.py': 1,
-    'test_moments_and_bits.py': 52, 'test_more_aggregates.py': 150, 'test_offset.py': 17,
-    'test_percentiles.py': 29, 'test_python_api_cli.py': 65, 'test_python_api_jar.py': 1,
-    'test_python_api_session.py': 1, 'test_random_queries.py': 125, 'test_range_frames.py': 95,
-    'test_ranking.py': 19, 'test_sliding_frames.py': 28, 'test_spark_intents.py': 6,
-    'test_settings.py': 15, 'test_skewed_keys.py': 33, 'test_spill.py': 42, 'test_streaming.py': 65}
+    'test_across_tasks.py': 110, 'test_aggregates.py': 72, 'test_approx.py': 137,
+    'test_bench_smoke.py': 75, 'test_build_backend.py': 38, 'test_collations.py': 11,
+    'test_comoments.py': 85, 'test_counter_diff.py': 31, 'test_distinct.py': 118,
+    'test_docker_example.py': 40, 'test_docs.py': 1, 'test_edge_inputs.py': 86,
+    'test_entry_routes.py': 65, 'test_exact_floats.py': 45, 'test_fallback.py': 8,
+    'test_group_limit.py': 129, 'test_group_sort.py': 105, 'test_hash_window.py': 64,
+    'test_interval_sums.py': 29, 'test_key_aggregates.py': 75, 'test_memory_pressure.py': 38,
+    'test_mode.py': 22, 'test_module_sizes.py': 1, 'test_moments_and_bits.py': 58,
+    'test_more_aggregates.py': 190, 'test_offset.py': 15, 'test_percentiles.py': 36,
+    'test_python_api_cli.py': 78, 'test_python_api_jar.py': 1, 'test_python_api_session.py': 1,
+    'test_random_queries.py': 196, 'test_range_frames.py': 115, 'test_ranking.py': 24,
+    'test_settings.py': 3, 'test_skewed_keys.py': 30, 'test_sliding_frames.py': 49,
+    'test_spark_intents.py': 22, 'test_spill.py': 50, 'test_streaming.py': 75}
 SHARD_DEFAULT = 30.0
 #: Shards of the differential suite on the installed Spark (see parts()).
 SHARDS = 4
@@ -134,7 +133,7 @@ def line_parts() -> List[Part]:
     suite = str(TESTS / "test_line_suite.py")
     wheel = pytest_part("wheel", [f"{suite}::test_the_wheel_carries_a_jar_per_line",
                                   f"{suite}::test_the_release_artifacts_pass_twine_check"],
-                        350, env=env)
+                        240, env=env)
     lines = []
     for line in LINES:
         same_venv = [f"line-{other}" for other in LINES
@@ -157,7 +156,7 @@ def quick_suite() -> List[str]:
 
 
 def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
-    scala = Part("scala", ["bash", str(ROOT / ".ci" / "sbt"), "scalafmtCheckAll", "test"], 170)
+    scala = Part("scala", ["bash", str(ROOT / ".ci" / "sbt"), "scalafmtCheckAll", "test"], 360)
     if quick:
         env = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "40"}
         return [scala] + [
@@ -170,9 +169,9 @@ def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
                     sum(FILE_SECONDS.get(f, SHARD_DEFAULT) for f in group), pytest_args)
         for k, group in enumerate(shards(differential_files(), SHARDS))]
     return [scala, *installed,
-            pytest_part("deployments", [str(TESTS / "test_deployments.py")], 300),
+            pytest_part("deployments", [str(TESTS / "test_deployments.py")], 200),
             # Its sbt waits for the Scala tests' sbt anyway (one sbt per checkout).
-            pytest_part("spark-suites", [str(TESTS / "test_spark_suites.py")], 720,
+            pytest_part("spark-suites", [str(TESTS / "test_spark_suites.py")], 540,
                         after=["scala"]),
             *line_parts()]
 

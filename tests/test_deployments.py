@@ -54,6 +54,11 @@ def _spark_submit() -> str:
     return os.path.join(_spark_home(), "bin", "spark-submit")
 
 
+#: The JIT's first tier only, in every JVM a deployment starts (as the test session's): each
+#: lives a minute or two, too short for the optimizing tier's compiles to pay.
+FIRST_TIER = "-XX:TieredStopAtLevel=1"
+
+
 def _run_app(cmd: list, tmp_path: Path) -> dict:
     proc = subprocess.run(cmd, cwd=tmp_path, env=_env(), capture_output=True, text=True,
                           timeout=TIMEOUT)
@@ -87,7 +92,8 @@ def test_local_cluster_with_spark_submit_jars(tmp_path):
         _spark_submit(), "--master", "local-cluster[2,1,1024]", "--jars", jar,
         "--conf", "spark.sql.extensions=fastwindow.FastWindowExtensions",
         "--conf", "spark.ui.enabled=false", "--conf", "spark.executor.memory=512m",
-        "--driver-memory", "1g", str(APP), "submit"], tmp_path)
+        "--driver-memory", "1g", "--driver-java-options", FIRST_TIER,
+        "--conf", f"spark.executor.extraJavaOptions={FIRST_TIER}", str(APP), "submit"], tmp_path)
     assert info["executors"] == 2, "the cluster was to have two executor JVMs"
     _check(info)
 
@@ -110,6 +116,7 @@ def connect_server(tmp_path_factory):
     logs = tmp_path_factory.mktemp("connect-server")
     cmd = [_spark_submit(), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
            "--master", "local[2]", "--jars", fastwindow.jar_path(),
+           "--driver-java-options", FIRST_TIER,
            "--conf", "spark.sql.extensions=fastwindow.FastWindowExtensions",
            "--conf", "spark.sql.extendedExplainProviders="
                      "fastwindow.explain.FastWindowExplainGenerator",

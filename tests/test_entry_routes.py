@@ -29,6 +29,7 @@ import pytest
 import fastwindow
 
 APP = Path(__file__).resolve().parent / "apps" / "window_app.py"
+FIRST_TIER = "-XX:TieredStopAtLevel=1"  # as the app sets for the routes it starts the JVM of
 TIMEOUT = 600
 
 
@@ -85,6 +86,7 @@ def test_route_spark_submit_jars(tmp_path, jar):
         spark_submit,
         "--master", "local[1]",
         "--conf", "spark.ui.enabled=false",
+        "--driver-java-options", FIRST_TIER,
         "--jars", jar,
         "--conf", f"spark.sql.extensions={fastwindow.EXTENSIONS_CLASS}",
         str(APP), "submit",
@@ -110,6 +112,7 @@ def test_route_spark_submit_packages(tmp_path, jar):
         spark_submit,
         "--master", "local[1]",
         "--conf", "spark.ui.enabled=false",
+        "--driver-java-options", FIRST_TIER,
         "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}",
         "--repositories", repo.as_uri(),
         "--packages", coordinate,

@@ -32,6 +32,7 @@ SCRIPT = textwrap.dedent("""
     builder = (SparkSession.builder.master("local[1]")
                .config("spark.driver.memory", "1g")
                .config("spark.memory.fraction", "0.0125")   # ~9 MB for execution and storage
+               .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "1"))
     spark = fastwindow.configure(builder).getOrCreate()
