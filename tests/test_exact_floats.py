@@ -15,7 +15,8 @@ import pytest
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
-from helpers import _same, _sorted, accepted, assert_same_as_spark, in_turns, run_both, window_of
+from helpers import _same, _sorted, accepted, assert_same_as_spark, run_both
+from query_shapes import in_turns, window_of
 
 EXACT = "spark.fastwindow.exactFloats"
 

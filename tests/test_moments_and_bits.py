@@ -21,7 +21,8 @@ from pyspark.sql import Window
 from pyspark.sql import functions as F
 
 from helpers import (RUNNING_RANGE, RUNNING_ROWS, WHOLE, _same, accepted, assert_same_as_spark,
-                     run, run_both, window_of)
+                     run, run_both)
+from query_shapes import window_of
 
 SLIDING = [
     "rows between 2 preceding and current row",

@@ -17,7 +17,8 @@ import pytest
 
 from helpers import (RUNNING_RANGE, RUNNING_ROWS, WHOLE, WINDOW_FILTER, _same, accepted,
                      assert_same_as_spark, assert_same_error, assert_same_outcome_with_ansi,
-                     in_turns, needs_window_filter, python_rows_view, run_both)
+                     needs_window_filter, python_rows_view, run_both)
+from query_shapes import in_turns
 
 SLIDING = [
     "rows between 2 preceding and current row",

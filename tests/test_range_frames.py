@@ -13,7 +13,8 @@ from __future__ import annotations
 import pytest
 
 from helpers import (DATE_RANGE_DAY_INTERVAL, assert_falls_back, assert_float_sums_close,
-                     assert_same_as_spark, in_turns, assert_same_outcome_with_ansi, needs_window_filter)
+                     assert_same_as_spark, assert_same_outcome_with_ansi, needs_window_filter)
+from query_shapes import in_turns
 from test_more_aggregates import assert_variances_close, variance_query
 
 NUMERIC_FRAMES = [

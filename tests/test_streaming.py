@@ -16,7 +16,8 @@ from __future__ import annotations
 import pytest
 
 import fastwindow
-from helpers import assert_same_as_spark, in_turns
+from helpers import assert_same_as_spark
+from query_shapes import in_turns
 
 #: Runs on the generated evaluator only (tests/conftest.py): the interpreted twin adds nothing.
 pytestmark = pytest.mark.generated_only(
