@@ -46,19 +46,19 @@ OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
 #: file counts as SHARD_DEFAULT.
 FILE_SECONDS: Dict[str, float] = {
-    'test_across_tasks.py': 110, 'test_aggregates.py': 72, 'test_approx.py': 137,
-    'test_bench_smoke.py': 75, 'test_build_backend.py': 38, 'test_collations.py': 11,
-    'test_comoments.py': 85, 'test_counter_diff.py': 31, 'test_distinct.py': 118,
-    'test_docker_example.py': 40, 'test_docs.py': 1, 'test_edge_inputs.py': 86,
-    'test_entry_routes.py': 65, 'test_exact_floats.py': 45, 'test_fallback.py': 8,
-    'test_group_limit.py': 129, 'test_group_sort.py': 105, 'test_hash_window.py': 64,
-    'test_interval_sums.py': 29, 'test_key_aggregates.py': 75, 'test_memory_pressure.py': 38,
-    'test_mode.py': 22, 'test_module_sizes.py': 1, 'test_moments_and_bits.py': 58,
-    'test_more_aggregates.py': 190, 'test_offset.py': 15, 'test_percentiles.py': 36,
-    'test_python_api_cli.py': 78, 'test_python_api_jar.py': 1, 'test_python_api_session.py': 1,
-    'test_random_queries.py': 196, 'test_range_frames.py': 115, 'test_ranking.py': 24,
-    'test_settings.py': 3, 'test_skewed_keys.py': 30, 'test_sliding_frames.py': 49,
-    'test_spark_intents.py': 22, 'test_spill.py': 50, 'test_streaming.py': 75}
+    'test_across_tasks.py': 142, 'test_aggregates.py': 77, 'test_approx.py': 148,
+    'test_bench_smoke.py': 70, 'test_build_backend.py': 31, 'test_collations.py': 11,
+    'test_comoments.py': 66, 'test_counter_diff.py': 12, 'test_distinct.py': 140,
+    'test_docker_example.py': 45, 'test_docs.py': 1, 'test_edge_inputs.py': 68,
+    'test_entry_routes.py': 44, 'test_exact_floats.py': 36, 'test_fallback.py': 7,
+    'test_group_limit.py': 105, 'test_group_sort.py': 106, 'test_hash_window.py': 60,
+    'test_interval_sums.py': 33, 'test_key_aggregates.py': 65, 'test_memory_pressure.py': 29,
+    'test_mode.py': 25, 'test_module_sizes.py': 1, 'test_moments_and_bits.py': 56,
+    'test_more_aggregates.py': 170, 'test_offset.py': 16, 'test_percentiles.py': 38,
+    'test_python_api_cli.py': 72, 'test_python_api_jar.py': 1, 'test_python_api_session.py': 1,
+    'test_random_queries.py': 178, 'test_range_frames.py': 126, 'test_ranking.py': 26,
+    'test_settings.py': 3, 'test_skewed_keys.py': 33, 'test_sliding_frames.py': 41,
+    'test_spark_intents.py': 15, 'test_spill.py': 51, 'test_streaming.py': 69}
 SHARD_DEFAULT = 30.0
 #: Shards of the differential suite on the installed Spark (see parts()).
 SHARDS = 4
@@ -119,7 +119,7 @@ def differential_files() -> List[str]:
 
 
 #: Expected minutes of each other Spark line's run (tests/line_suite.py LINES), for the order.
-LINE_MINUTES = {"3.5": 6.0, "3.5_2.13": 1.7, "4.0": 5.0, "4.1": 3.2, "4.2": 3.4}
+LINE_MINUTES = {"3.5": 6.3, "3.5_2.13": 1.5, "4.0": 4.3, "4.1": 2.4, "4.2": 2.6}
 WHEEL_DIR = LOGS / "wheel"
 
 
@@ -133,7 +133,7 @@ def line_parts() -> List[Part]:
     suite = str(TESTS / "test_line_suite.py")
     wheel = pytest_part("wheel", [f"{suite}::test_the_wheel_carries_a_jar_per_line",
                                   f"{suite}::test_the_release_artifacts_pass_twine_check"],
-                        240, env=env)
+                        150, env=env)
     lines = []
     for line in LINES:
         same_venv = [f"line-{other}" for other in LINES

@@ -3,9 +3,10 @@
 A window whose functions read no input column (``count(*) OVER (ORDER BY 1)``, ``lead(1)``,
 ranking over a literal key) gets rows that carry no columns at all after pruning: zero-byte
 UnsafeRows. Rows that wait for later ones (lead, peers of a RANGE frame, frames reaching forward)
-must still be held and returned — a zero-width row once crashed the waiting queue. Each query runs
-streamed, buffered and with a waiting queue of one row (rows overflow into the spillable buffer at
-once), on both evaluators, and must give Spark's answer on FastWindow.
+must still be held and returned — a zero-width row once crashed the waiting queue. Each query over
+5,000 rows runs streamed, buffered and with a waiting queue of one row (rows overflow into the
+spillable buffer at once), over no row and one row in one of those ways, on the generated
+evaluator, and must give Spark's answer on FastWindow.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import assert_same_as_spark
+from query_shapes import in_turns
 
 #: Tests run on the generated evaluator only (tests/conftest.py): the interpreted twin adds
 #: nothing to them.
@@ -58,10 +60,15 @@ def _unset(spark, settings):
         spark.conf.unset(k)
 
 
+#: 5,000 rows in each mode; no row and one row (nothing waits behind another, which is all the
+#: modes hold differently) in one mode each, in turn.
+COLUMNLESS_CASES = [(name, mode, 5000) for name in sorted(COLUMNLESS) for mode, _ in MODES] + [
+    (name, mode, rows) for (name, rows), (mode,) in in_turns(
+        [(name, rows) for name in sorted(COLUMNLESS) for rows in (0, 1)], [m for m, _ in MODES])]
+
+
 @GENERATED_ONLY
-@pytest.mark.parametrize("mode", [m for m, _ in MODES])
-@pytest.mark.parametrize("name", sorted(COLUMNLESS))
-@pytest.mark.parametrize("rows", [0, 1, 5000])
+@pytest.mark.parametrize("name,mode,rows", COLUMNLESS_CASES)
 def test_windows_over_rows_without_columns(spark, mode, name, rows):
     settings = dict(MODES)[mode]
     _with(spark, settings)
