@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import assert_same_as_spark, assert_same_error, run, session_confs
+from helpers import (assert_runs_agree, assert_same_as_spark, assert_same_error, run, run_both,
+                     session_confs)
 
 SPREADING = pytest.mark.generated_only(
     "the subject is how a window is spread over ranges (the range shuffle, summaries, seeds and"
@@ -111,6 +112,18 @@ HALO = [
     "lag(x) ignore nulls over (order by o)",
     "lead(n, 2, -1) ignore nulls over (order by o desc)",
     "lag(n, 3) ignore nulls over (order by o) + lead(x, 1) ignore nulls over (order by o)",
+    # RANGE frames bounded by value offsets: the rows whose keys the edges reach
+    "avg(v) over (order by o range between 10 preceding and current row)",
+    "sum(v) over (order by k range between 3 preceding and 2 following)",   # ties
+    "count(x) over (order by x desc nulls last range between 5 preceding and 5 following)",
+    "max(v) over (order by dt range between interval 30 days preceding and current row)",
+    "min(v) over (order by dt desc range between 3 preceding and 1 preceding)",
+    "percentile(v, 0.5) over (order by n nulls first range between 20 preceding and 20 following)",
+    "sum(v) over (order by o range between 900 preceding and 900 following)",  # past whole ranges
+    "first_value(x) over (order by o range between 2 following and 5 following)",
+    "avg(v) over (order by timestamp_seconds(o * 37) range between interval 10 minutes preceding"
+    " and current row)",
+    "count(*) over (order by k range between current row and current row)",   # peers only
 ]
 
 
@@ -184,6 +197,10 @@ def test_mixed_functions_two_operators(series, spark):
     # value.
     _spread(spark, """select id, first(x) over w, last(n, true) over w, lag(n) ignore nulls over w
                       from series window w as (order by dt, o)""", 5)
+    # A RANGE frame's reach and lag's rows in one halo operator (the longer of the two).
+    _spread(spark, """select id, lag(v, 30) over w, sum(v) over (order by k range between 4
+                      preceding and current row), row_number() over w from series
+                      window w as (order by k)""", 5)
 
 
 @SPREADING
@@ -297,3 +314,39 @@ def test_one_task_past_the_halo_cap(series, spark):
                                "spark.fastwindow.acrossTasks.maxHaloRows": "10"}):
         fast = run(spark, query, fastwindow_on=True)
     assert any("in one task: it reads 20 rows" in (r.note or "") for r in fast.reports), fast.reports
+
+
+def _one_task_at_run_time(spark, query: str, confs: dict, ranges: int = 5) -> None:
+    """``query`` is planned across tasks, but its ranges run in one task (one range made), with
+    Spark's rows."""
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": str(ranges),
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false",
+                               **confs}):
+        fast, vanilla = run_both(spark, query)
+    assert_runs_agree(fast, vanilla)
+    assert [dict(r.metrics).get(RANGES) for r in fast.reports] == [1], fast.reports
+    assert "across tasks" in (fast.reports[0].note or ""), fast.reports
+
+
+@SPREADING
+def test_range_frame_reaching_past_the_summaries_runs_in_one_task(series, spark):
+    """A RANGE frame's edges reach 200 keys back, more rows than the summaries keep (50): the
+    ranges are evaluated in one task at run time."""
+    _one_task_at_run_time(
+        spark, "select id, sum(v) over (order by o range between 200 preceding and current row) s"
+               " from series", {"spark.fastwindow.acrossTasks.maxHaloRows": "50"})
+
+
+@SPREADING
+def test_range_frame_whose_edges_wrap_around(spark_session, spark):
+    """Int keys from the smallest int up: outside ANSI mode a key minus 100 wraps around for the
+    first 100 keys, whose frames Spark then empties, moving its frames' start past key -2^31+149
+    (a frame's start never moves back), so the second range's first row (key -2^31+220) gets no
+    rows below that key, where the rows its edge reaches (from -2^31+120) would give it more: the
+    ranges run in one task at run time, Spark's rows. Under ANSI, Spark's error."""
+    query = """select id, sum(id) over (order by k range between 100 preceding and 50 following) s
+               from (select id, cast(-2147483648 + if(id < 1000, id div 5, id - 780) as int) as k
+                     from range(0, 2000, 1, 2))"""
+    _one_task_at_run_time(spark, query, {"spark.sql.ansi.enabled": "false"}, ranges=2)
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "2"}):
+        assert assert_same_error(spark, query, ansi=True) == "ARITHMETIC_OVERFLOW"

@@ -128,6 +128,8 @@ def random_range_frame(rng: random.Random) -> str:
     if "preceding" in frame.replace("unbounded preceding", "") or \
             "following" in frame.replace("unbounded following", ""):
         parts = rng.sample(PARTITION_KEYS, rng.randint(0, 2))
+        if SPREAD["on"]:  # RANGE frames reach rows of the ranges around a range by value
+            parts = rng.sample(PARTITION_KEYS, rng.randint(1, 2)) if SPREAD["keys"] else []
         partition = f"partition by {', '.join(parts)} " if parts else ""
         order = f"order by {key} {rng.choice(['asc', 'desc'])} nulls {rng.choice(['first', 'last'])}"
         return f"{partition}{order}{frame}"

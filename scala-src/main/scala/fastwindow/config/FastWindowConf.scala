@@ -318,7 +318,8 @@ object FastWindowConf {
       "reach them in that order, else a second read of the shuffle's output), percent_rank, cume_dist, ntile, lag/lead, a sum, average, " +
       "count, min/max or bit aggregate over a running or whole frame whose partial states " +
       "merge, or a function over a ROWS " +
-      "frame bounded on both sides (see spark.fastwindow.acrossTasks.maxHaloRows); otherwise, " +
+      "frame bounded on both sides or a RANGE frame bounded on both sides by value offsets or " +
+      "CURRENT ROW (see spark.fastwindow.acrossTasks.maxHaloRows); otherwise, " +
       "and when false, such a window runs in one task, and the report says why. Among rows with " +
       "equal ORDER BY keys, which comes first may differ from a one-task run, as it does between " +
       "Spark runs on a cluster (see docs/support.md).",
@@ -333,7 +334,10 @@ object FastWindowConf {
       "them on the driver from the map tasks' summaries, which hold that many rows of each " +
       "range's start and end (map tasks x ranges x rows x 2 in all; past 400,000 the ranges " +
       "are summarised from a second read of the shuffle's output instead: keep it small). A " +
-      "window that reaches further runs in one task.",
+      "window that reaches further runs in one task. RANGE frames with value offsets reach as " +
+      "many rows as the keys within the offsets hold, known only at run time: the summaries " +
+      "keep this many rows of each range's start and end, and when a range's frames reach " +
+      "further (or a key plus an offset wraps around) the ranges are evaluated in one task.",
     parse = positiveInt
   )
 

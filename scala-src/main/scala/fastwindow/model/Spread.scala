@@ -2,6 +2,8 @@ package fastwindow.model
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 
+import fastwindow.model.RangeEdge.Offset
+
 /**
  * How a `FastWindow` operator's rows are spread over tasks. With PARTITION BY, by key (Spark's
  * clustered distribution: each window partition in one task). Without it, Spark moves every row
@@ -46,22 +48,51 @@ object Spread {
 
   /**
    * Functions that read only rows near the current one (lag/lead, ROWS frames bounded on both
-   * sides): each task evaluates `before` rows of the ranges before it, its own range and `after`
-   * rows of the ranges after it, and returns its own range's rows. Each range is sorted by the
-   * ORDER BY keys and then by its other columns (`fastwindow.exec.acrosstasks.RangeOrder`), so
-   * the rows a range hands on to its neighbour are the ones its own task puts last (first),
-   * whatever order the shuffle delivers peers in.
+   * sides, RANGE frames bounded by value offsets: `reach`): each task evaluates `before` rows of
+   * the ranges before it (and those `reach` needs), its own range and `after` rows of the ranges
+   * after it, and returns its own range's rows. Each range is sorted by the ORDER BY keys and
+   * then by its other columns (`fastwindow.exec.acrosstasks.RangeOrder`), so the rows a range
+   * hands on to its neighbour are the ones its own task puts last (first), whatever order the
+   * shuffle delivers peers in.
    */
-  final case class Halos(before: Int, after: Int, nonNull: Seq[NonNullHalo] = Nil) extends Ranges {
-    override def describe(skewedKeys: Boolean): String =
-      if (nonNull.isEmpty) {
-        s"${ranges(skewedKeys)}, reading $before rows before and $after after each range"
-      } else {
-        val reads = nonNull.map(h =>
-          s"${h.before} before and ${h.after} after with a value of " +
-            h.input.sql).mkString(", ")
-        s"${ranges(skewedKeys)}, reading the nearest rows $reads each range"
-      }
+  final case class Halos(before: Int, after: Int, nonNull: Seq[NonNullHalo] = Nil,
+      reach: Option[ValueReach] = None)
+    extends Ranges {
+    override def describe(skewedKeys: Boolean): String = {
+      val rows =
+        if (nonNull.isEmpty) {
+          s"${ranges(skewedKeys)}, reading $before rows before and $after after each range"
+        } else {
+          val reads = nonNull.map(h =>
+            s"${h.before} before and ${h.after} after with a value of " +
+              h.input.sql).mkString(", ")
+          s"${ranges(skewedKeys)}, reading the nearest rows $reads each range"
+        }
+      rows + reach.fold("")(r =>
+        s", and the rows its RANGE frames reach (up to ${r.rows} " +
+          "on a side, else the ranges run in one task)")
+    }
+
+    /** How many of each range's last rows its summary keeps for the ranges after it. */
+    def lastRows: Int = math.max(before,
+      reach.fold(0)(r => if (r.readsBefore) r.rows else if (r.readsAfter) 1 else 0))
+
+    /** How many of each range's first rows its summary keeps for the ranges before it. */
+    def firstRows: Int = math.max(after,
+      reach.fold(0)(r => if (r.readsAfter) r.rows else if (r.readsBefore) 1 else 0))
+  }
+
+  /**
+   * RANGE frames whose edges are value offsets from the current row's single ORDER BY key
+   * (`frames`; neither edge UNBOUNDED): a range reads the rows before it whose key is at or after
+   * the lower edge of its first row, and the rows after it up to the upper edge of its last row
+   * (however many ranges away), from its neighbours' summaries, which keep `rows` of each
+   * range's first and last rows. When a range needs more, or a key plus an offset wraps around
+   * (see `wrapGuard`), the ranges are evaluated in one task at run time, as Spark would.
+   */
+  final case class ValueReach(frames: Seq[FrameShape.SlidingRange], rows: Int) {
+    def readsBefore: Boolean = frames.exists(_.lower.isInstanceOf[Offset])
+    def readsAfter: Boolean = frames.exists(_.upper.isInstanceOf[Offset])
   }
 
   /**

@@ -1,7 +1,7 @@
 package fastwindow.ops
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Descending, GenericInternalRow, NullsFirst}
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.catalyst.types.PhysicalDataType
 import org.apache.spark.sql.types.NullType
 
@@ -76,8 +76,6 @@ object InterpretedOps {
     private val view = new ColumnarRowView(columns)
     private val keyRow = new GenericInternalRow(1)
     private val ordering = PhysicalDataType.ordering(request.key.dataType)
-    private val nullsFirst = request.order.nullOrdering == NullsFirst
-    private val descending = request.order.direction == Descending
     private var edge: Any = null
 
     private def key(row: Int): Any = { view.row = row; request.key.eval(view) }
@@ -87,14 +85,7 @@ object InterpretedOps {
       edge = request.bound.eval(keyRow)
     }
 
-    override def compareToEdge(j: Int): Int = {
-      val k = key(j)
-      if (k == null || edge == null) {
-        if (k == null && edge == null) 0 else if ((k == null) == nullsFirst) -1 else 1
-      } else {
-        val c = ordering.compare(k, edge)
-        if (descending) -c else c
-      }
-    }
+    override def compareToEdge(j: Int): Int =
+      RangeEdgeOps.compare(key(j), edge, ordering, request.order)
   }
 }

@@ -1,7 +1,7 @@
 package fastwindow.ops
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Descending, Expression, NullsFirst, SortOrder}
 import org.apache.spark.sql.types.DataType
 
 /**
@@ -29,6 +29,23 @@ abstract class PeerKeys {
 abstract class RangeEdgeOps {
   def setEdge(i: Int): Unit
   def compareToEdge(j: Int): Int
+}
+
+object RangeEdgeOps {
+
+  /**
+   * A key compared with an edge value in the ORDER BY direction of `order` (`ordering`: its
+   * type's): nulls where the ORDER BY puts them, equal to a null edge.
+   */
+  def compare(key: Any, edge: Any, ordering: Ordering[Any], order: SortOrder): Int =
+    if (key == null || edge == null) {
+      if (key == null && edge == null) 0
+      else if ((key == null) == (order.nullOrdering == NullsFirst)) -1
+      else 1
+    } else {
+      val c = ordering.compare(key, edge)
+      if (order.direction == Descending) -c else c
+    }
 }
 
 /**

@@ -11,7 +11,7 @@ import fastwindow.exec.acrosstasks.{RangeOrder, StateFold}
 import fastwindow
   .functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
 import fastwindow
-  .model.{BufferedFrameFunction, FilteredAggregate, FrameShape, FunctionSpec, Spread, WindowPlan}
+  .model.{BufferedFrameFunction, FilteredAggregate, FrameShape, FunctionSpec, RangeEdge, Spread, WindowPlan}
 
 /**
  * Decides how a window without PARTITION BY is spread over tasks (see [[Spread]]): each function
@@ -20,7 +20,10 @@ import fastwindow
  *  - **halo**: its result for a row reads only rows a bounded distance away (lag/lead, any
  *    function over a ROWS frame bounded on both sides), so a task needs only that many rows of
  *    its neighbours' ranges; with IGNORE NULLS, that many rows with a value, however far away
- *    (not beside the others: see `Spread.NonNullHalo`);
+ *    (not beside the others: see `Spread.NonNullHalo`); over a RANGE frame bounded by value
+ *    offsets, the rows whose keys its edges reach (`Spread.ValueReach`: how many is known only
+ *    at run time, when a range that needs more than the summaries hold makes the ranges run in
+ *    one task);
  *  - **seeded**: its state runs from the first row and can start from the rows before the range:
  *    row_number and rank (a count), dense_rank (a count of peer groups), percent_rank, cume_dist
  *    and ntile (a count and the window's size), aggregates over running frames (the state of the
@@ -41,6 +44,9 @@ object AcrossTasksSupport {
 
   /** `nonNullOf`: lag/lead IGNORE NULLS, which count only the rows where that input has a value. */
   final case class Halo(before: Int, after: Int, nonNullOf: Option[Expression] = None) extends Role
+
+  /** A function over a RANGE frame bounded by value offsets: the rows whose keys it reaches. */
+  final case class Reach(frame: FrameShape.SlidingRange) extends Role
   case object Seeded extends Role
 
   /**
@@ -69,12 +75,14 @@ object AcrossTasksSupport {
       case None =>
         val role = roles.map(_.toOption.get)
         val halos = role.collect { case h: Halo => h }
+        val reached = role.collect { case Reach(frame) => frame }
         val (nonNull, contiguous) = halos.partition(_.nonNullOf.isDefined)
         val before = halos.map(_.before).foldLeft(0)(math.max)
         val after = halos.map(_.after).foldLeft(0)(math.max)
         // Each output reads one function (a slot reference, maybe wrapped in a cast).
         val outputRoles = plan.outputs.map(_.collect { case b: BoundReference => role(b.ordinal) })
-        val unorderable = if (halos.isEmpty) None else RangeOrder.unorderable(input)
+        val unorderable =
+          if (halos.isEmpty && reached.isEmpty) None else RangeOrder.unorderable(input)
         if (math.max(before, after) > maxHalo) {
           OneTask(Spread.OneTask(s"it reads ${math.max(before, after)} rows around each row, " +
               s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))
@@ -84,15 +92,18 @@ object AcrossTasksSupport {
               "which has no order to hand rows with equal ORDER BY keys on to the next range by"))
         } else if (outputRoles.exists(rs => rs.distinct.size > 1 && rs.exists(_ == Seeded))) {
           OneTask(Spread.OneTask("an output combines functions of both kinds"))
-        } else if (nonNull.nonEmpty && contiguous.nonEmpty) {
+        } else if (nonNull.nonEmpty && (contiguous.nonEmpty || reached.nonEmpty)) {
           OneTask(Spread.OneTask("lag/lead IGNORE NULLS read the nearest rows with a value, " +
               "which are spread over tasks only beside functions that read no neighbouring rows " +
-              "(not beside lag/lead without IGNORE NULLS or ROWS frames bounded on both sides)"))
+              "(not beside lag/lead without IGNORE NULLS, ROWS frames bounded on both sides or " +
+              "RANGE frames with offsets)"))
         } else {
-          val haloOutputs = outputRoles.map(_.exists(_.isInstanceOf[Halo]))
+          val haloOutputs = outputRoles.map(_.exists(_ != Seeded))
+          val reach =
+            if (reached.isEmpty) None else Some(Spread.ValueReach(reached.distinct, maxHalo))
           Split(
-            if (halos.isEmpty) None
-            else if (nonNull.isEmpty) Some(Spread.Halos(before, after))
+            if (halos.isEmpty && reach.isEmpty) None
+            else if (nonNull.isEmpty) Some(Spread.Halos(before, after, reach = reach))
             else Some(Spread.Halos(0, 0, nonNullHalos(nonNull))),
             seededToo = haloOutputs.contains(false),
             haloOutputs
@@ -144,8 +155,12 @@ object AcrossTasksSupport {
 
   private def bounded(frame: FrameShape): Either[String, Role] = frame match {
     case FrameShape.SlidingRows(Some(lower), Some(upper)) => Right(halo(lower, upper))
+    case r: FrameShape.SlidingRange if !r.edges.contains(RangeEdge.Unbounded) =>
+      // Without a value offset (CURRENT ROW on both sides) the frame is the peers, in one range.
+      Right(if (r.key.isEmpty) halo(0, 0) else Reach(r))
     case _ => Left("is not yet computed across tasks over this frame (supported: ROWS frames " +
-        "bounded on both sides, and running and whole frames of aggregates whose states merge)")
+        "bounded on both sides, RANGE frames bounded on both sides, and running and whole " +
+        "frames of aggregates whose states merge)")
   }
 
   private def mergeable(agg: DeclarativeAggregate, exactFloats: Boolean): Either[String, Role] =

@@ -16,7 +16,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 import fastwindow.config.FastWindowConf
 import fastwindow.exec.acrosstasks.{RangeBounds, RangeOrder, RangeSplitExec, RangeTarget}
-import fastwindow.exec.acrosstasks.{DecidingRow, DecidingRows, RangedEvaluation, StateFold, SummaryShape}
+import fastwindow.exec.acrosstasks.{RangedEvaluation, StateFold, SummaryShape}
 import fastwindow.exec.grouplimit.HashGroupLimitExec
 import fastwindow.exec.grouporder.GroupOrderExec
 import fastwindow.exec.hashwindow.HashWindowAggregateExec
@@ -190,8 +190,11 @@ object FastWindowStrategy extends SparkStrategy {
       child.stats.sizeInBytes >= FastWindowConf.ACROSS_TASKS_SKEWED_KEYS_MIN_INPUT_SIZE.get()
     if (!taken) None
     else AcrossTasksSupport.decide(plan, exec.orderSpec, child.output) match {
-      case split: AcrossTasksSupport.Split => Some(acrossTasks(exec, split, window.output, child))
-      case _: AcrossTasksSupport.OneTask => None
+      // A range that a RANGE frame reaches beyond would run all ranges in one task, which the
+      // tasks of a skewed key's ranges, holding other keys' rows too, cannot.
+      case split: AcrossTasksSupport.Split if split.halos.forall(_.reach.isEmpty) =>
+        Some(acrossTasks(exec, split, window.output, child))
+      case _ => None
     }
   }
 
@@ -281,13 +284,12 @@ object FastWindowStrategy extends SparkStrategy {
       .flatMap(RangedEvaluation.seededAggregates(_, Spread.Seeded))
       .map(_.function)
     val countsPeerGroups = seeded.exists(RangedEvaluation.countsPeerGroups(_, Spread.Seeded))
-    val shape = SummaryShape(
+    val shape = SummaryShape.of(
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),
       keysFirst ++ rangeOrder(exec, halos),
-      halos.fold(0)(_.after),
-      halos.fold(0)(_.before),
+      halos,
       if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil,
-      halos.fold(Seq.empty[DecidingRow])(h => DecidingRows.forNonNullHalos(h.nonNull))
+      input.output
     )
     val keyOrder = keysFirst ++ exec.orderSpec
     val keys = keyOrder.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }

@@ -32,6 +32,9 @@ final case class RangeSeed(
  * Combines the ranges' summaries, in range order, into each range's [[RangeSeed]] (on the driver:
  * the summaries are small, each a count, one state and at most the halo rows). The halo rows of
  * lag/lead IGNORE NULLS (`nonNull`, ordered by `ordering`) are the nearest rows with a value.
+ * RANGE frames bounded by value offsets (`reach`) add the rows their edges reach; when the
+ * summaries do not hold them all, or a key plus an offset wraps around, there are no seeds
+ * (None): the ranges must be evaluated in one task.
  *
  * States: the state before range i is the merge of the states of ranges 0 .. i-1, in order, by
  * the aggregates' merge expressions (those decided by a few rows, first/last/nth_value: the state
@@ -56,7 +59,8 @@ object RangeSeeds {
       before: Int,
       after: Int,
       nonNull: Seq[DecidingRow],
-      ordering: Ordering[InternalRow]): Array[RangeSeed] = {
+      ordering: Ordering[InternalRow],
+      reach: Option[ReachedRows] = None): Option[Array[RangeSeed]] = {
     val n = summaries.length
     val rowsBefore = summaries.map(_.rows).scanLeft(0L)(_ + _)
     val groupsBefore = distinctValues.getOrElse(new Array[Long](n)).scanLeft(0L)(_ + _)
@@ -80,23 +84,47 @@ object RangeSeeds {
         DecidingRows.nearest(() => ranges().map(summaries(_).nonNull), nonNull, isBefore, ordering)
       } else if (isBefore) halo(ranges().map(summaries(_).last), before, fromEnd = true)
       else halo(ranges().map(summaries(_).first), after, fromEnd = false)
-    Array.tabulate(n) { i =>
+    // With RANGE frames bounded by value offsets, the longer of the rows they reach and the halo
+    // rows counted (both end, or start, at the range).
+    def withReached(
+        i: Int, counted: Array[UnsafeRow], isBefore: Boolean): Option[Array[UnsafeRow]] =
+      if (reach.isEmpty || summaries(i).rows == 0) Some(counted)
+      else {
+        val own = summaries(i)
+        val reached =
+          if (isBefore) {
+            reach.get.before(own.first.head,
+              (i - 1 to 0 by -1).iterator.map(j => (summaries(j).last, summaries(j).rows)))
+          } else {
+            reach.get.after(own.last.last,
+              (i + 1 until n).iterator.map(j => (summaries(j).first, summaries(j).rows)))
+          }
+        reached.map(r => if (r.length > counted.length) r else counted)
+      }
+    if (reach.isDefined && summaries.exists(_.wraps)) return None
+    val seeds = Array.tabulate(n) { i =>
       val states = new Array[InternalRow](numFunctions)
       if (statesBefore(i) != null) {
         slots.zipWithIndex.foreach { case (slot, k) =>
           states(slot) = fold.get.slice(statesBefore(if (whole(k)) n else i), k)
         }
       }
-      RangeSeed(
+      for {
+        haloBefore <- withReached(i, haloRows(() => (i - 1 to 0 by -1).iterator, isBefore = true),
+          isBefore = true)
+        haloAfter <- withReached(i, haloRows(() => (i + 1 until n).iterator, isBefore = false),
+          isBefore = false)
+      } yield RangeSeed(
         summaries(i).rows,
         rowsBefore(i),
         rowsBefore(n),
         groupsBefore(i),
         states,
-        haloRows(() => (i - 1 to 0 by -1).iterator, isBefore = true),
-        haloRows(() => (i + 1 until n).iterator, isBefore = false)
+        haloBefore,
+        haloAfter
       )
     }
+    if (seeds.forall(_.isDefined)) Some(seeds.map(_.get)) else None
   }
 
   /**

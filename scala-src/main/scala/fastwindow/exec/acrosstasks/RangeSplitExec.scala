@@ -141,6 +141,7 @@ case class RangeSplitExec(
     wanted.fold.forall(f => shape.fold.exists(g => same(g.aggregates, f.aggregates))) &&
       wanted.firstRows <= shape.firstRows && wanted.lastRows <= shape.lastRows &&
       wanted.nonNull.forall(shape.nonNull.contains) &&
+      (wanted.reach.isEmpty || shape.reach.isDefined) &&
       (wanted.rowsKept == 0 || same(wanted.order, shape.order)) &&
       (wanted.valueOrder.isEmpty || same(wanted.valueOrder, shape.valueOrder))
 

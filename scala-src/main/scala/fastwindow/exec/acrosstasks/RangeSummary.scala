@@ -7,6 +7,8 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.types.DataType
 
+import fastwindow.model.Spread
+
 /**
  * One range of a window spread over tasks, as the summary pass sees it: its rows in the order the
  * shuffle delivers them, not sorted.
@@ -22,6 +24,8 @@ import org.apache.spark.sql.types.DataType
  *                 for it); `state` holds their state
  * @param nonNull  for lag/lead IGNORE NULLS, the rows of each of the shape's `nonNull` (its last
  *                 or first rows whose input has a value)
+ * @param wraps    whether a row's key plus a RANGE frame's offset wraps around (see
+ *                 [[ReachedRows]]; false when the shape reaches no rows by value)
  */
 final case class RangeSummary(
     rows: Long,
@@ -31,7 +35,8 @@ final case class RangeSummary(
     last: Array[UnsafeRow],
     values: ValueRun,
     deciding: Array[Array[UnsafeRow]],
-    nonNull: Array[Array[UnsafeRow]])
+    nonNull: Array[Array[UnsafeRow]],
+    wraps: Boolean = false)
 
 /**
  * The aggregation buffers of a window's seeded aggregates, side by side, with Spark's own
@@ -208,7 +213,8 @@ object RangeSummary {
       present.flatMap(_.last).sorted(ordering).takeRight(shape.lastRows).toArray,
       valueOrdering.map(o => ValueRun.concat(present.map(_.values), o)).orNull,
       deciding,
-      DecidingRows.of(present.map(_.nonNull), shape.nonNull, ordering)
+      DecidingRows.of(present.map(_.nonNull), shape.nonNull, ordering),
+      present.exists(_.wraps)
     )
   }
 }
@@ -217,8 +223,9 @@ object RangeSummary {
  * What a summary is made of: the seeded aggregates' fold, the order of the rows within a range
  * (the window's ORDER BY, then the tie-break `RangeOrder` adds when halo rows are handed on), how
  * many first and last rows it keeps, the order whose distinct values it follows (the window's
- * ORDER BY, with PARTITION BY its keys first, when dense_rank needs them; else empty), and the
- * rows with a value it keeps for lag/lead IGNORE NULLS.
+ * ORDER BY, with PARTITION BY its keys first, when dense_rank needs them; else empty), the
+ * rows with a value it keeps for lag/lead IGNORE NULLS, and for RANGE frames bounded by value
+ * offsets the check of their keys.
  */
 final case class SummaryShape(
     fold: Option[StateFold],
@@ -226,7 +233,8 @@ final case class SummaryShape(
     firstRows: Int,
     lastRows: Int,
     valueOrder: Seq[SortOrder] = Nil,
-    nonNull: Seq[DecidingRow] = Nil) {
+    nonNull: Seq[DecidingRow] = Nil,
+    reach: Option[ReachedRows] = None) {
 
   /** The rows a range's summary holds besides its count and state, at most. */
   def rowsKept: Int = firstRows + lastRows + nonNull.map(_.rows).sum
@@ -234,6 +242,25 @@ final case class SummaryShape(
   /** The ordering of `valueOrder` over rows of `input`, when it has one. */
   def valueOrdering(input: Seq[Attribute]): Option[Ordering[InternalRow]] =
     if (valueOrder.isEmpty) None else Some(new LazilyGeneratedOrdering(valueOrder, input))
+}
+
+object SummaryShape {
+
+  /**
+   * The shape of the summaries a window spread over ranges reads: the rows its halo functions
+   * (if any) read around each range, by count, by value (with the key check), or with a value.
+   */
+  def of(fold: Option[StateFold], order: Seq[SortOrder], halos: Option[Spread.Halos],
+      valueOrder: Seq[SortOrder], input: Seq[Attribute]): SummaryShape =
+    SummaryShape(
+      fold,
+      order,
+      halos.fold(0)(_.firstRows),
+      halos.fold(0)(_.lastRows),
+      valueOrder,
+      halos.fold(Seq.empty[DecidingRow])(h => DecidingRows.forNonNullHalos(h.nonNull)),
+      halos.flatMap(_.reach).map(new ReachedRows(_, input))
+    )
 }
 
 /**
@@ -252,8 +279,10 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     .map(f => new DecidingRows(f.decidedByRows, ordering, input)).orNull
   private val nonNull =
     if (shape.nonNull.isEmpty) null else new DecidingRows(shape.nonNull, ordering, input)
+  private val reach = shape.reach.orNull
   private var count = 0L
   private var overflowed = false
+  private var wraps = false
 
   def offer(row: InternalRow): Unit = {
     val unsafe = row.asInstanceOf[UnsafeRow]
@@ -262,6 +291,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     if (values != null) values.offer(unsafe)
     if (deciding != null) deciding.offer(unsafe, count)
     if (nonNull != null) nonNull.offer(unsafe, count)
+    if (reach != null && !wraps) wraps = reach.wraps(row)
     count += 1
     if (acc.isDefined && !overflowed) {
       try shape.fold.get.update(acc.get, row)
@@ -279,7 +309,8 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
       last.sorted,
       if (values == null) null else values.result,
       decided,
-      if (nonNull == null) Array.empty[Array[UnsafeRow]] else nonNull.result
+      if (nonNull == null) Array.empty[Array[UnsafeRow]] else nonNull.result,
+      wraps
     )
   }
 }

@@ -1,6 +1,7 @@
 package fastwindow.exec.acrosstasks
 
 import org.apache.spark.{SparkContext, SparkException}
+import org.apache.spark.internal.Logging
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, UnsafeProjection, UnsafeRow}
@@ -9,8 +10,6 @@ import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.MapStage
-
-import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 
 import fastwindow.functions.{AggregateSpec, NthValueSpec, RankingSpec}
 import fastwindow.model.{FrameShape, RankingKind, Spread, WindowPlan}
@@ -29,9 +28,12 @@ import fastwindow.model.{FrameShape, RankingKind, Spread, WindowPlan}
  *  2. **Combine** on the driver ([[RangeSeeds]]): each range's rows before it, seeded states
  *     and halo rows.
  *  3. **Evaluate**: each range's sorted rows with its seed, which reaches its task as the one
- *     element of the task's partition of a small RDD zipped with the input.
+ *     element of the task's partition of a small RDD zipped with the input. When the seeds
+ *     cannot be made (RANGE frames bounded by value offsets that reach further than the
+ *     summaries' rows, see [[ReachedRows]]), the first task reads every range in order and
+ *     evaluates the whole window, as Spark's one task does ([[InFirstTask]]).
  */
-object RangedEvaluation {
+object RangedEvaluation extends Logging {
 
   /**
    * The operator's metrics of its ranges: how many, the driver's time, second reads, and with
@@ -80,14 +82,30 @@ object RangedEvaluation {
     val n = input.getNumPartitions
     if (n == 0) return input
     val start = System.nanoTime()
-    val seeds: Array[TaskSeeds] =
-      if (n == 1) Array(TaskSeeds(Array.empty, Array.empty))
+    val seeds: Option[Array[TaskSeeds]] =
+      if (n == 1) Some(Array(TaskSeeds(Array.empty, Array.empty)))
       else seedsOf(plan, order, ranges, shuffled, input, metrics.summaryReads, partitionSpec)
     metrics.summaryTime += (System.nanoTime() - start) / 1000000
-    metrics.numRanges += n
-    metrics.skewedKeys += seeds.head.keys.length
+    metrics.numRanges += seeds.fold(1)(_ => n)
+    metrics.skewedKeys += seeds.fold(0)(_.head.keys.length)
     postDriverMetrics(input.sparkContext,
       Seq(metrics.numRanges, metrics.summaryTime, metrics.summaryReads, metrics.skewedKeys))
+    seeds match {
+      case Some(s) => seeded(partitionSpec, ranges, shuffled, input, evaluate, s)
+      case None if partitionSpec.isEmpty =>
+        logWarning("fastwindow: a window's RANGE frames reach more rows of the ranges around " +
+          "a range than spark.fastwindow.acrossTasks.maxHaloRows, or a key plus a frame's " +
+          "offset wraps around: its ranges are evaluated in one task, in order")
+        new InFirstTask(input).mapPartitions(rows => evaluate(rows, null))
+      case None => throw SparkException.internalError(
+          "fastwindow: a skewed key's ranges cannot be evaluated in one task")
+    }
+  }
+
+  /** Each task evaluates its own range from its seeds. */
+  private def seeded(partitionSpec: Seq[Expression], ranges: Spread.Ranges, shuffled: SparkPlan,
+      input: RDD[InternalRow], evaluate: Evaluate, seeds: Array[TaskSeeds]): RDD[InternalRow] = {
+    val n = input.getNumPartitions
     val seedRdd = input.sparkContext.parallelize(seeds.toSeq, n)
     val attributes = shuffled.output
     input.zipPartitions(seedRdd, preservesPartitioning = true) { (rows, taskSeeds) =>
@@ -118,22 +136,23 @@ object RangedEvaluation {
 
   private def seedsOf(plan: WindowPlan, order: Seq[SortOrder], ranges: Spread.Ranges,
       source: SparkPlan, input: RDD[InternalRow], summaryReads: SQLMetric,
-      partitionSpec: Seq[Expression]): Array[TaskSeeds] = {
+      partitionSpec: Seq[Expression]): Option[Array[TaskSeeds]] = {
     val seeded = seededAggregates(plan, ranges)
     val fold =
       if (seeded.isEmpty) None else Some(new StateFold(seeded.map(_.function), source.output))
-    val (before, after, nonNull) = ranges match {
-      case h: Spread.Halos => (h.before, h.after, DecidingRows.forNonNullHalos(h.nonNull))
-      case Spread.Seeded => (0, 0, Nil)
+    val halos = ranges match {
+      case h: Spread.Halos => Some(h)
+      case Spread.Seeded => None
     }
     val counted = countsPeerGroups(plan, ranges)
-    val shape = SummaryShape(fold, order, after, before, if (counted) order else Nil, nonNull)
+    val shape =
+      SummaryShape.of(fold, order, halos, if (counted) order else Nil, source.output)
     val split = RangeSplitExec.below(source, wholeRangesOnly = false).map(_._2)
     val keys = if (partitionSpec.isEmpty) Array.empty[UnsafeRow]
     else split.map(_.bounds.skewedKeys.toArray).getOrElse(throw SparkException.internalError(
         "fastwindow: the range split below a window with skewed keys is not found"))
     if (partitionSpec.nonEmpty && keys.isEmpty) {
-      return Array.fill(input.getNumPartitions)(TaskSeeds(keys, Array.empty))
+      return Some(Array.fill(input.getNumPartitions)(TaskSeeds(keys, Array.empty)))
     }
     val numGroups = math.max(keys.length, 1)
     // With skewed keys, how a second read finds a row's group: the split's bounds and keys.
@@ -178,13 +197,15 @@ object RangedEvaluation {
         seeded.map(_.frame == FrameShape.WholePartition),
         plan.functions.length,
         foldInOrder(g),
-        before,
-        after,
-        nonNull,
-        new LazilyGeneratedOrdering(order, source.output)
+        halos.fold(0)(_.before),
+        halos.fold(0)(_.after),
+        shape.nonNull,
+        new LazilyGeneratedOrdering(order, source.output),
+        shape.reach
       )
     }
-    Array.tabulate(input.getNumPartitions)(t => TaskSeeds(keys, byGroup.map(_(t))))
+    if (byGroup.exists(_.isEmpty)) None
+    else Some(Array.tabulate(input.getNumPartitions)(t => TaskSeeds(keys, byGroup.map(_.get(t)))))
   }
 
   /**
