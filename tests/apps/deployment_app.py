@@ -56,7 +56,13 @@ QUERIES = {
     # check): seeds and halo rows made on the driver and shipped to executor JVMs.
     "across_tasks": f"""SELECT id, row_number() OVER w AS rn, sum(v) OVER w AS s,
         lag(n, 2) OVER w AS lg, avg(d) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 3 FOLLOWING)
-        AS a FROM {DATA} WINDOW w AS (ORDER BY id)""",
+        AS a, sum(n) OVER (ORDER BY id RANGE BETWEEN 50 PRECEDING AND 10 FOLLOWING) AS r
+        FROM {DATA} WINDOW w AS (ORDER BY id)""",
+    # Planned across tasks, but its RANGE frame reaches 1,500 rows back, more than the summaries
+    # keep (spark.fastwindow.acrossTasks.maxHaloRows, 100 here): the first task reads every range,
+    # read from the executors' shuffle output (and the running sum above it stays spread).
+    "across_tasks_in_one": f"""SELECT id, count(n) OVER (ORDER BY id RANGE BETWEEN 1500 PRECEDING
+        AND CURRENT ROW) AS c, sum(v) OVER (ORDER BY id) AS s FROM {DATA}""",
     # A key with half of the rows split over ranges (spark.fastwindow.acrossTasks.skewedKeys,
     # set in check): the other keys' rows hashed whole to their tasks.
     "skewed_keys": f"""SELECT id, row_number() OVER w AS rn, sum(v) OVER w AS s, lag(n) OVER w AS lg
@@ -89,6 +95,7 @@ def check(spark):
     # the differential suite.
     spark.conf.set("spark.fastwindow.exactFloats", "true")
     spark.conf.set("spark.fastwindow.acrossTasks.enabled", "true")
+    spark.conf.set("spark.fastwindow.acrossTasks.maxHaloRows", "100")
     spark.conf.set("spark.fastwindow.acrossTasks.skewedKeys", "true")
     spark.conf.set("spark.fastwindow.acrossTasks.skewedKeys.minInputSize", "0")
     spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")  # keep the ranges
