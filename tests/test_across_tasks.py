@@ -341,6 +341,22 @@ def test_range_frame_reaching_past_the_summaries_runs_in_one_task(series, spark)
 
 
 @SPREADING
+def test_range_frame_rows_beyond_the_map_tasks_room(spark_session, spark):
+    """200 ranges (adaptive execution coalescing them into a few tasks) of 2 map tasks leave room
+    for 498 of each range's rows in the map tasks' summaries; a frame reaching 600 rows back
+    needs more: the tasks' rows are summarised again from the shuffle's output, keeping up to
+    maxHaloRows (1,000), and the window stays spread."""
+    query = """select id, sum(v) over (order by id range between 600 preceding and 590 preceding) s
+               from (select id, (id * 7919) % 1000 as v from range(0, 250000, 1, 2))"""
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "200",
+                               "spark.sql.adaptive.advisoryPartitionSizeInBytes": "1m"}):
+        fast, vanilla = run_both(spark, query)
+    assert_runs_agree(fast, vanilla)
+    metrics = dict(fast.reports[0].metrics)
+    assert metrics.get(RANGES, 0) > 1 and metrics.get("numSummaryReads") == 1, fast.reports
+
+
+@SPREADING
 def test_range_frame_whose_edges_wrap_around(spark_session, spark):
     """Int keys from the smallest int up: outside ANSI mode a key minus 100 wraps around for the
     first 100 keys, whose frames Spark then empties, moving its frames' start past key -2^31+149

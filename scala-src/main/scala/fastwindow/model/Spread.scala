@@ -73,22 +73,24 @@ object Spread {
           "on a side, else the ranges run in one task)")
     }
 
-    /** How many of each range's last rows its summary keeps for the ranges after it. */
-    def lastRows: Int = math.max(before,
-      reach.fold(0)(r => if (r.readsBefore) r.rows else if (r.readsAfter) 1 else 0))
+    /**
+     * How many of each range's last rows the ranges after it must have: the halo, and with
+     * RANGE frames the one whose edge they compute.
+     */
+    def lastRows: Int = math.max(before, if (reach.isDefined) 1 else 0)
 
-    /** How many of each range's first rows its summary keeps for the ranges before it. */
-    def firstRows: Int = math.max(after,
-      reach.fold(0)(r => if (r.readsAfter) r.rows else if (r.readsBefore) 1 else 0))
+    /** How many of each range's first rows the ranges before it must have (see `lastRows`). */
+    def firstRows: Int = math.max(after, if (reach.isDefined) 1 else 0)
   }
 
   /**
    * RANGE frames whose edges are value offsets from the current row's single ORDER BY key
    * (`frames`; neither edge UNBOUNDED): a range reads the rows before it whose key is at or after
    * the lower edge of its first row, and the rows after it up to the upper edge of its last row
-   * (however many ranges away), from its neighbours' summaries, which keep `rows` of each
-   * range's first and last rows. When a range needs more, or a key plus an offset wraps around
-   * (see `wrapGuard`), the ranges are evaluated in one task at run time, as Spark would.
+   * (however many ranges away), from its neighbours' summaries, which keep up to `rows` of each
+   * range's first and last rows (fewer where the map tasks' summaries would hold too many rows
+   * in all). When a range needs more, or a key plus an offset wraps around, the ranges are
+   * evaluated in one task at run time, as Spark would (`fastwindow.exec.acrosstasks.ReachedRows`).
    */
   final case class ValueReach(frames: Seq[FrameShape.SlidingRange], rows: Int) {
     def readsBefore: Boolean = frames.exists(_.lower.isInstanceOf[Offset])

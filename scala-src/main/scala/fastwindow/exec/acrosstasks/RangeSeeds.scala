@@ -61,6 +61,7 @@ object RangeSeeds {
       nonNull: Seq[DecidingRow],
       ordering: Ordering[InternalRow],
       reach: Option[ReachedRows] = None): Option[Array[RangeSeed]] = {
+    if (reach.isDefined && summaries.exists(_.wraps)) return None
     val n = summaries.length
     val rowsBefore = summaries.map(_.rows).scanLeft(0L)(_ + _)
     val groupsBefore = distinctValues.getOrElse(new Array[Long](n)).scanLeft(0L)(_ + _)
@@ -101,7 +102,6 @@ object RangeSeeds {
           }
         reached.map(r => if (r.length > counted.length) r else counted)
       }
-    if (reach.isDefined && summaries.exists(_.wraps)) return None
     val seeds = Array.tabulate(n) { i =>
       val states = new Array[InternalRow](numFunctions)
       if (statesBefore(i) != null) {

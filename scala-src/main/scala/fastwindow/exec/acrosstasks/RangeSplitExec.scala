@@ -52,14 +52,16 @@ case class RangeSplitExec(
     val input = child.execute()
     setBounds(input)
     val numMaps = input.getNumPartitions
-    val entries = numMaps.toLong * bounds.numSlots * (1 + shape.rowsKept)
-    if (entries > RangeSplitExec.MaxMapSideEntries) input
+    val parts = numMaps.toLong * bounds.numSlots
+    if (parts * (1 + shape.rowsNeeded) > RangeSplitExec.MaxMapSideEntries) input
     else {
+      // RANGE frames' rows: as many as the cap leaves room for.
+      val room = (RangeSplitExec.MaxMapSideEntries / parts - 1 - this.shape.rowsNeeded) / 2
+      val shape = this.shape.copy(reachRows = math.min(this.shape.reachRows, room).toInt)
       val summaries = new MapSummaries
       sparkContext.register(summaries)
       mapSummaries = Some((summaries, numMaps))
-      val (keys, shape, bounds, attributes) =
-        (orderSpec.map(_.child), this.shape, this.bounds, output)
+      val (keys, bounds, attributes) = (orderSpec.map(_.child), this.bounds, output)
       input.mapPartitionsWithIndex { (mapIndex, rows) =>
         val keysOf = UnsafeProjection.create(keys, attributes)
         val ordering = new LazilyGeneratedOrdering(shape.order, attributes)
@@ -122,7 +124,7 @@ case class RangeSplitExec(
     } else {
       // As many keys as the map tasks' summaries can hold (at least one).
       val perKey = input.getNumPartitions.toLong * bounds.numRanges *
-        (1 + shape.rowsKept)
+        (1 + shape.rowsNeeded)
       val maxKeys = math.max(1L,
         math.min(RangeSplitExec.MaxSkewedKeys,
           RangeSplitExec.MaxMapSideEntries / math.max(perKey, 1L))).toInt
@@ -158,7 +160,8 @@ object RangeSplitExec {
   /**
    * The most entries the map tasks' summaries may hold on the driver, an entry being a range's
    * count and state or one halo row (map tasks x ranges x (1 + rows its neighbours read)); past
-   * it the ranges are summarised from the shuffle's output instead.
+   * it the ranges are summarised from the shuffle's output instead. RANGE frames' rows, whose
+   * number only the data decides, fill the room left (see `SummaryShape.reachRows`).
    */
   val MaxMapSideEntries: Long = 400000L
 

@@ -209,8 +209,10 @@ object RangeSummary {
       present.map(_.rows).sum,
       state,
       overflowed,
-      present.flatMap(_.first).sorted(ordering).take(shape.firstRows).toArray,
-      present.flatMap(_.last).sorted(ordering).takeRight(shape.lastRows).toArray,
+      present.flatMap(_.first).sorted(ordering)
+        .take(exactlyKept(present, _.first, shape.keptFirst)).toArray,
+      present.flatMap(_.last).sorted(ordering)
+        .takeRight(exactlyKept(present, _.last, shape.keptLast)).toArray,
       valueOrdering.map(o => ValueRun.concat(present.map(_.values), o)).orNull,
       deciding,
       DecidingRows.of(present.map(_.nonNull), shape.nonNull, ordering),
@@ -220,12 +222,23 @@ object RangeSummary {
 }
 
 /**
+ * How many of the first (last) rows of parts taken together are the whole's: at most `kept`,
+ * and no more than any part that holds more rows than it kept has kept, since the rows it left
+ * out may come before (after) its kept ones.
+ */
+private object exactlyKept {
+  def apply(parts: Seq[RangeSummary], rows: RangeSummary => Array[UnsafeRow], kept: Int): Int =
+    parts.filter(p => rows(p).length < p.rows).map(rows(_).length).foldLeft(kept)(math.min)
+}
+
+/**
  * What a summary is made of: the seeded aggregates' fold, the order of the rows within a range
  * (the window's ORDER BY, then the tie-break `RangeOrder` adds when halo rows are handed on), how
  * many first and last rows it keeps, the order whose distinct values it follows (the window's
  * ORDER BY, with PARTITION BY its keys first, when dense_rank needs them; else empty), the
  * rows with a value it keeps for lag/lead IGNORE NULLS, and for RANGE frames bounded by value
- * offsets the check of their keys.
+ * offsets the check of their keys and how many more first and last rows it keeps for them
+ * (`reachRows`: as many as it can, a range that reaches further making them run in one task).
  */
 final case class SummaryShape(
     fold: Option[StateFold],
@@ -234,10 +247,17 @@ final case class SummaryShape(
     lastRows: Int,
     valueOrder: Seq[SortOrder] = Nil,
     nonNull: Seq[DecidingRow] = Nil,
-    reach: Option[ReachedRows] = None) {
+    reach: Option[ReachedRows] = None,
+    reachRows: Int = 0) {
+
+  def keptFirst: Int = math.max(firstRows, reachRows)
+  def keptLast: Int = math.max(lastRows, reachRows)
+
+  /** The rows a range's summary must hold besides its count and state, at most. */
+  def rowsNeeded: Int = firstRows + lastRows + nonNull.map(_.rows).sum
 
   /** The rows a range's summary holds besides its count and state, at most. */
-  def rowsKept: Int = firstRows + lastRows + nonNull.map(_.rows).sum
+  def rowsKept: Int = keptFirst + keptLast + nonNull.map(_.rows).sum
 
   /** The ordering of `valueOrder` over rows of `input`, when it has one. */
   def valueOrdering(input: Seq[Attribute]): Option[Ordering[InternalRow]] =
@@ -259,7 +279,8 @@ object SummaryShape {
       halos.fold(0)(_.lastRows),
       valueOrder,
       halos.fold(Seq.empty[DecidingRow])(h => DecidingRows.forNonNullHalos(h.nonNull)),
-      halos.flatMap(_.reach).map(new ReachedRows(_, input))
+      halos.flatMap(_.reach).map(new ReachedRows(_, input)),
+      halos.flatMap(_.reach).fold(0)(_.rows)
     )
 }
 
@@ -271,8 +292,8 @@ object SummaryShape {
  */
 final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow],
     valueOrdering: Option[Ordering[InternalRow]], input: Seq[Attribute]) {
-  private val first = new FirstRows(shape.firstRows, ordering, reverse = false)
-  private val last = new FirstRows(shape.lastRows, ordering, reverse = true)
+  private val first = new FirstRows(shape.keptFirst, ordering, reverse = false)
+  private val last = new FirstRows(shape.keptLast, ordering, reverse = true)
   private val values = valueOrdering.map(new ValueRunTracker(_)).orNull
   private val acc = shape.fold.map(f => f.start(f.initialState))
   private val deciding = shape.fold.filter(_.decidedByRows.nonEmpty)

@@ -157,7 +157,7 @@ object RangedEvaluation extends Logging {
     val numGroups = math.max(keys.length, 1)
     // With skewed keys, how a second read finds a row's group: the split's bounds and keys.
     val group = split.filter(_ => keys.nonEmpty).map(s => (s.bounds, s.orderSpec.map(_.child)))
-    val summaries = fromMapTasks(source, shape, input.getNumPartitions).getOrElse {
+    def readAgain(): Array[Array[RangeSummary]] = {
       summaryReads += 1
       val output = source.output
       source.execute()
@@ -180,32 +180,42 @@ object RangedEvaluation extends Logging {
         Seq(i)
       ).head
     }
-    // Each task's distinct values: from the summaries when they could count them, else read.
-    val distinct = if (!counted) None
-    else if (summaries.forall(_.forall(_.values.ordered)))
-      Some(summaries.map(_.map(_.values.count)))
-    else {
-      summaryReads += 1
-      Some(DistinctOrderValues.perTask(source, order, numGroups, group).transpose)
+    def seedsFrom(summaries: Array[Array[RangeSummary]]): Option[Array[TaskSeeds]] = {
+      // Each task's distinct values: from the summaries when they could count them, else read.
+      val distinct = if (!counted) None
+      else if (summaries.forall(_.forall(_.values.ordered)))
+        Some(summaries.map(_.map(_.values.count)))
+      else {
+        summaryReads += 1
+        Some(DistinctOrderValues.perTask(source, order, numGroups, group).transpose)
+      }
+      val byGroup = summaries.zipWithIndex.map { case (groupSummaries, g) =>
+        RangeSeeds.combine(
+          groupSummaries,
+          distinct.map(_(g)),
+          fold,
+          seeded.map(_.slot),
+          seeded.map(_.frame == FrameShape.WholePartition),
+          plan.functions.length,
+          foldInOrder(g),
+          halos.fold(0)(_.before),
+          halos.fold(0)(_.after),
+          shape.nonNull,
+          new LazilyGeneratedOrdering(order, source.output),
+          shape.reach
+        )
+      }
+      if (byGroup.exists(_.isEmpty)) None
+      else Some(Array.tabulate(input.getNumPartitions)(t => TaskSeeds(keys, byGroup.map(_.get(t)))))
     }
-    val byGroup = summaries.zipWithIndex.map { case (groupSummaries, g) =>
-      RangeSeeds.combine(
-        groupSummaries,
-        distinct.map(_(g)),
-        fold,
-        seeded.map(_.slot),
-        seeded.map(_.frame == FrameShape.WholePartition),
-        plan.functions.length,
-        foldInOrder(g),
-        halos.fold(0)(_.before),
-        halos.fold(0)(_.after),
-        shape.nonNull,
-        new LazilyGeneratedOrdering(order, source.output),
-        shape.reach
-      )
+    val fromMaps = fromMapTasks(source, shape, input.getNumPartitions)
+    val summaries = fromMaps.getOrElse(readAgain())
+    seedsFrom(summaries).orElse {
+      // The map tasks keep fewer of a RANGE frame's rows than the cap when there are many of
+      // them (see RangeSplitExec): each task's own summary, read again, keeps up to the cap.
+      val keptFewer = fromMaps.isDefined && !summaries.exists(_.exists(_.wraps))
+      if (keptFewer) seedsFrom(readAgain()) else None
     }
-    if (byGroup.exists(_.isEmpty)) None
-    else Some(Array.tabulate(input.getNumPartitions)(t => TaskSeeds(keys, byGroup.map(_.get(t)))))
   }
 
   /**
