@@ -59,18 +59,21 @@ object Spread {
       reach: Option[ValueReach] = None)
     extends Ranges {
     override def describe(skewedKeys: Boolean): String = {
-      val rows =
-        if (nonNull.isEmpty) {
-          s"${ranges(skewedKeys)}, reading $before rows before and $after after each range"
-        } else {
-          val reads = nonNull.map(h =>
-            s"${h.before} before and ${h.after} after with a value of " +
-              h.input.sql).mkString(", ")
-          s"${ranges(skewedKeys)}, reading the nearest rows $reads each range"
-        }
-      rows + reach.fold("")(r =>
-        s", and the rows its RANGE frames reach (up to ${r.rows} " +
-          "on a side, else the ranges run in one task)")
+      val counted = if (before == 0 && after == 0) None
+      else Some(s"$before rows before and $after after each range")
+      val reached = reach.map(r =>
+        s"the rows its RANGE frames reach around each range (up to ${r.rows} at each end, " +
+          "else the ranges run in one task)")
+      if (nonNull.isEmpty) {
+        val reads = (counted ++ reached).mkString(" and ")
+        s"${ranges(skewedKeys)}, reading " +
+          (if (reads.isEmpty) "no rows of the ranges around each range" else reads)
+      } else {
+        val reads = nonNull.map(h =>
+          s"${h.before} before and ${h.after} after with a value of " +
+            h.input.sql).mkString(", ")
+        s"${ranges(skewedKeys)}, reading the nearest rows $reads each range"
+      }
     }
 
     /**
