@@ -116,7 +116,7 @@ HALO = [
     "avg(v) over (order by o range between 10 preceding and current row)",
     "sum(v) over (order by k range between 3 preceding and 2 following)",   # ties
     "count(x) over (order by x desc nulls last range between 5 preceding and 5 following)",
-    "max(v) over (order by dt range between interval 30 days preceding and current row)",
+    "max(v) over (order by dt range between 30 preceding and current row)",
     "min(v) over (order by dt desc range between 3 preceding and 1 preceding)",
     "percentile(v, 0.5) over (order by n nulls first range between 20 preceding and 20 following)",
     "sum(v) over (order by o range between 900 preceding and 900 following)",  # past whole ranges
