@@ -56,7 +56,9 @@ case class RangeSplitExec(
     if (parts * (1 + shape.rowsNeeded) > RangeSplitExec.MaxMapSideEntries) input
     else {
       // RANGE frames' rows: as many as the cap leaves room for.
-      val room = (RangeSplitExec.MaxMapSideEntries / parts - 1 - this.shape.rowsNeeded) / 2
+      // (No parts: an empty input, or skewed keys' split without a skewed key.)
+      val room =
+        (RangeSplitExec.MaxMapSideEntries / math.max(parts, 1) - 1 - this.shape.rowsNeeded) / 2
       val shape = this.shape.copy(reachRows = math.min(this.shape.reachRows, room).toInt)
       val summaries = new MapSummaries
       sparkContext.register(summaries)

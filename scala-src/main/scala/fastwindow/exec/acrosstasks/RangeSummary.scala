@@ -219,15 +219,14 @@ object RangeSummary {
       present.exists(_.wraps)
     )
   }
-}
 
-/**
- * How many of the first (last) rows of parts taken together are the whole's: at most `kept`,
- * and no more than any part that holds more rows than it kept has kept, since the rows it left
- * out may come before (after) its kept ones.
- */
-private object exactlyKept {
-  def apply(parts: Seq[RangeSummary], rows: RangeSummary => Array[UnsafeRow], kept: Int): Int =
+  /**
+   * How many of the first (last) rows of parts taken together are the whole's: at most `kept`,
+   * and no more than any part that holds more rows than it kept has kept, since the rows it left
+   * out may come before (after) its kept ones.
+   */
+  private def exactlyKept(parts: Seq[RangeSummary], rows: RangeSummary => Array[UnsafeRow],
+      kept: Int): Int =
     parts.filter(p => rows(p).length < p.rows).map(rows(_).length).foldLeft(kept)(math.min)
 }
 
