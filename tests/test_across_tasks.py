@@ -4,10 +4,11 @@ Spark runs a window without PARTITION BY in one task. fastwindow splits its rows
 the ORDER BY keys (a shuffle by ranges found from a sample of the keys), summarises each range in
 the map tasks, and evaluates each range in its own task, seeded with what comes before it
 (row_number, rank, running aggregates) or reading rows of its neighbours (lag/lead, ROWS frames
-bounded on both sides): ``fastwindow.exec.acrosstasks``. Every query here must give Spark's rows and run on more
-than one range (adaptive coalescing is off, so small inputs keep their ranges), with ranges that
-split nothing, one-row and empty ranges, halos longer than a range, ties at range boundaries,
-NULL and NaN keys, DESC and NULLS LAST.
+bounded on both sides, RANGE frames bounded by value offsets): ``fastwindow.exec.acrosstasks``.
+Every query here must give Spark's rows and run on more than one range (adaptive coalescing is
+off, so small inputs keep their ranges), with ranges that split nothing, one-row and empty ranges,
+halos longer than a range, ties at range boundaries, NULL and NaN keys, DESC and NULLS LAST; the
+last tests are windows planned across tasks whose ranges must run in one task at run time.
 """
 
 from __future__ import annotations
