@@ -113,42 +113,58 @@ object DecidingRows {
 
 /**
  * The `k` rows that come first (with `reverse`, last) by `ordering` then by arrival among those
- * offered, kept in an array in that order. A row that cannot enter costs one comparison; one that
- * enters at the end the kept rows grow towards (the last rows of rows offered in order, the
- * common case: a table written in time order) costs one more, and is copied into the bytes of the
- * row it pushes out.
+ * offered, kept in a ring in that order. A row offered in the order the kept rows move in (with
+ * `reverse`, after the last kept row: a table written in time order; without, before the first:
+ * such a table read for a descending order) costs one comparison: it is copied into the bytes of
+ * the row it pushes out, and the ring turns. A row that cannot enter costs one or two; any other
+ * is placed by a binary search, the rows on its shorter side moved by one.
  */
 private[acrosstasks] final class FirstRows(k: Int, ordering: Ordering[InternalRow],
     reverse: Boolean) {
   private val rows = new Array[UnsafeRow](k)
   private val arrivals = new Array[Long](k)
+  private var head = 0 // the slot of the first kept row
   private var size = 0
 
+  private def slot(i: Int): Int = if (head + i >= k) head + i - k else head + i
+
   private def compare(row: UnsafeRow, arrival: Long, i: Int): Int = {
-    val c = ordering.compare(row, rows(i))
-    if (c != 0) c else java.lang.Long.compare(arrival, arrivals(i))
+    val s = slot(i)
+    val c = ordering.compare(row, rows(s))
+    if (c != 0) c else java.lang.Long.compare(arrival, arrivals(s))
   }
 
   def offer(row: UnsafeRow, arrival: Long): Unit = if (k > 0) {
     if (size < k) insert(row.copy(), arrival)
-    else if (!reverse) {
-      if (compare(row, arrival, size - 1) < 0) {
-        val slot = rows(size - 1)
+    else if (reverse) {
+      if (compare(row, arrival, size - 1) > 0) {
+        // After the last: it takes the first's place, which becomes the last.
+        rows(head).copyFrom(row)
+        arrivals(head) = arrival
+        head = slot(1)
+      } else if (compare(row, arrival, 0) > 0) {
+        val reused = rows(head)
+        head = slot(1)
         size -= 1
-        slot.copyFrom(row)
-        insert(slot, arrival)
+        reused.copyFrom(row)
+        insert(reused, arrival)
       }
-    } else if (compare(row, arrival, 0) > 0) {
-      val slot = rows(0)
-      System.arraycopy(rows, 1, rows, 0, size - 1)
-      System.arraycopy(arrivals, 1, arrivals, 0, size - 1)
-      size -= 1
-      slot.copyFrom(row)
-      insert(slot, arrival)
+    } else if (compare(row, arrival, size - 1) < 0) {
+      if (compare(row, arrival, 0) < 0) {
+        // Before the first: it takes the last's place, which becomes the first.
+        head = slot(k - 1)
+        rows(head).copyFrom(row)
+        arrivals(head) = arrival
+      } else {
+        val reused = rows(slot(size - 1))
+        size -= 1
+        reused.copyFrom(row)
+        insert(reused, arrival)
+      }
     }
   }
 
-  /** Puts `row` (owned here) where it belongs among the kept rows (at the end when it is last). */
+  /** Puts `row` (owned here) where it belongs among fewer than `k` kept rows. */
   private def insert(row: UnsafeRow, arrival: Long): Unit = {
     var at = size
     if (size > 0 && compare(row, arrival, size - 1) < 0) {
@@ -159,14 +175,25 @@ private[acrosstasks] final class FirstRows(k: Int, ordering: Ordering[InternalRo
         if (compare(row, arrival, mid) < 0) high = mid else low = mid + 1
       }
       at = low
-      System.arraycopy(rows, at, rows, at + 1, size - at)
-      System.arraycopy(arrivals, at, arrivals, at + 1, size - at)
     }
-    rows(at) = row
-    arrivals(at) = arrival
+    if (at < size - at) {
+      head = slot(k - 1) // the rows before `at` move one slot back
+      var i = 0
+      while (i < at) { move(i + 1, i); i += 1 }
+    } else {
+      var i = size
+      while (i > at) { move(i - 1, i); i -= 1 }
+    }
+    rows(slot(at)) = row
+    arrivals(slot(at)) = arrival
     size += 1
   }
 
+  private def move(from: Int, to: Int): Unit = {
+    rows(slot(to)) = rows(slot(from))
+    arrivals(slot(to)) = arrivals(slot(from))
+  }
+
   /** The kept rows, first to last. */
-  def sorted: Array[UnsafeRow] = rows.take(size)
+  def sorted: Array[UnsafeRow] = Array.tabulate(size)(i => rows(slot(i)))
 }

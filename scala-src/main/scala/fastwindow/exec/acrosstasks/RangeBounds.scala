@@ -143,26 +143,34 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
   /** An int that Spark's hash partitioning into `numRanges` partitions sends to `range`. */
   def preimage(range: Int): Int = preimages(range)
 
+  // The last row whose range rangeOfRow found, with the thread that found it: a field checked
+  // against the current thread rather than a ThreadLocal, whose lookup cost more than the search
+  // (a task's RangeTarget and split share this object; another thread's entry is a miss).
+  @transient private var lastFound: RangeBounds.LastRow = _
+
   /**
    * The range of the split's `row` (whose keys are `keys(row)`), kept for [[takeRangeOf]]: the
    * shuffle asks for the same row's range at once, in the same thread.
    */
   def rangeOfRow(row: InternalRow, keys: InternalRow => InternalRow): Int = {
     val range = rangeOf(keys(row))
-    val last = RangeBounds.lastRow.get()
+    var last = lastFound
+    if (last == null || (last.thread ne Thread.currentThread())) {
+      last = new RangeBounds.LastRow(Thread.currentThread())
+      lastFound = last
+    }
     last.row = row
-    last.bounds = this
     last.range = range
     range
   }
 
   /**
-   * The range of `row`: the one `rangeOfRow` kept if it was for this row (forgotten then, as the
-   * row's object may come back holding the next row), else found here.
+   * The range of `row`: the one `rangeOfRow` kept if it was for this row in this thread
+   * (forgotten then, as the row's object may come back holding the next row), else found here.
    */
   def takeRangeOf(row: InternalRow, keys: InternalRow => InternalRow): Int = {
-    val last = RangeBounds.lastRow.get()
-    if ((last.row eq row) && (last.bounds eq this)) {
+    val last = lastFound
+    if (last != null && (last.thread eq Thread.currentThread()) && (last.row eq row)) {
       last.row = null
       last.range
     } else rangeOf(keys(row))
@@ -171,14 +179,11 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
 
 object RangeBounds {
 
-  /** The last row whose range was found in this thread (see `RangeBounds.rangeOfRow`). */
-  private final class LastRow {
+  /** The last row whose range `thread` found (see `RangeBounds.rangeOfRow`). */
+  private final class LastRow(val thread: Thread) {
     var row: InternalRow = _
-    var bounds: RangeBounds = _
     var range: Int = 0
   }
-
-  private val lastRow = ThreadLocal.withInitial[LastRow](() => new LastRow)
 
   /** One ORDER BY key of an integral type, read as a long, and its direction. */
   final case class LongKey(ascending: Boolean, isInt: Boolean) {
