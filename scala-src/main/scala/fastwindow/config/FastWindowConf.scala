@@ -300,9 +300,11 @@ object FastWindowConf {
       "(before the shuffle) judges every this many rows, all through the task, whether " +
       "holding rows drops enough of them to pay (one in ten for row_number() <= 1, two in " +
       "five otherwise, from the rows it dropped and the distinct keys it saw, counted by a " +
-      "sketch): if not, it passes rows on, and holds again when their keys come back (a limit " +
-      "of k > 1, or rank or dense_rank, over more than 32,768 keys sorts the rest of the task " +
-      "instead, as Spark's partial limit does). 0: never check (always group, always hold).",
+      "sketch): if not, it passes rows on, and holds again when their keys come back. " +
+      "row_number() <= 1 first holds up to 16 times this many keys, betting that they come " +
+      "back; a limit of k > 1, or rank or dense_rank, over more than 32,768 keys sorts the " +
+      "rest of the task instead of holding again, as Spark's partial limit does. 0: never " +
+      "check (always group, always hold).",
     parse = nonNegativeInt
   )
 

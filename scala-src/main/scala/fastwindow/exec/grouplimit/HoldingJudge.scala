@@ -21,12 +21,15 @@ import fastwindow.exec.shared.DistinctKeySketch
  *  - while holding, the share of the rows held since holding started that the limit did drop.
  *
  * Holding goes on while either share reaches `minDropShare` or, where holding is cheap
- * (`holdsWhileRising`), the predicted one still rises (by more than a sketch's noise),
- * and for at least two steps once it starts; passing holds again as soon as the predicted share
- * reaches it.
+ * (`holdsWhileRising`), the predicted one still rises (by more than a sketch's noise), for at
+ * least two steps once it starts, and while it holds at most `investedKeys` keys: until then
+ * holding is a bet that their keys come back later in the task (a cycle of keys shorter than
+ * that pays it back), which costs little where holding is cheap. Passing holds again as soon
+ * as the predicted share reaches `minDropShare`.
  */
 private[grouplimit] final class HoldingJudge(
-    limit: Int, minDropShare: Double, step: Long, holdsWhileRising: Boolean) {
+    limit: Int, minDropShare: Double, step: Long, holdsWhileRising: Boolean,
+    investedKeys: Long) {
   private val keys = new DistinctKeySketch
   private var taskRows = 0L
 
@@ -58,11 +61,12 @@ private[grouplimit] final class HoldingJudge(
   }
 
   /**
-   * At a judgement point while holding: whether holding still pays, or may soon (the predicted
-   * share still rising: keys coming back more and more).
+   * At a judgement point while holding `heldKeys` keys: whether holding still pays, or may soon
+   * (the predicted share still rising: keys coming back more and more; few keys held yet).
    */
-  def keepsHolding(droppedRows: Long): Boolean =
-    phaseRows < 2 * step || (droppedRows - droppedAtStart) >= minDropShare * phaseRows ||
+  def keepsHolding(droppedRows: Long, heldKeys: Long): Boolean =
+    phaseRows < 2 * step || heldKeys <= investedKeys ||
+      (droppedRows - droppedAtStart) >= minDropShare * phaseRows ||
       predictedDropShare >= minDropShare ||
       holdsWhileRising && predictedDropShare > previousDropShare + HoldingJudge.Rise
 

@@ -42,6 +42,7 @@ final class TopKPerKey(
 
   def peak: Long = peakBytes
   def isEmpty: Boolean = count == 0
+  def numGroups: Int = count
 
   /**
    * Rows offered and not held, since this was made: refused by their group's bound, replacing

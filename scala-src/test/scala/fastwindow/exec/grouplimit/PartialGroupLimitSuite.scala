@@ -64,16 +64,25 @@ class PartialGroupLimitSuite extends AnyFunSuite {
   private val n = 200000
 
   test("keys cycling (each repeats only after its cycle): holding starts again once they do") {
-    // Cycles long enough to pay: 10 rows per key for row_number (one in ten must drop), 20 for
-    // a top-3 (three in four).
-    for ((limit, cycle) <- Seq(1 -> 20000, 3 -> 10000); sorts <- Seq(false, true)) {
-      val keys = Seq.tabulate(n)(_ % cycle)
-      val out = run(keys, limit, sorts = sorts)
-      assertKeepsTopRows(keys, limit, out)
-      assert(out.resumed >= 1, s"limit $limit: passed ${out.passed}, output ${out.output.size}")
+    // A cycle long enough to pay for a top-3 (20 rows per key: three in four dropped).
+    for (sorts <- Seq(false, true)) {
+      val keys = Seq.tabulate(n)(_ % 10000)
+      val out = run(keys, 3, sorts = sorts)
+      assertKeepsTopRows(keys, 3, out)
+      assert(out.resumed >= 1, s"passed ${out.passed}, output ${out.output.size}")
       // Spark's sorted partial limit gives cycle x limit rows (of 200,000); the rows passed
       // before the keys came back often enough to pay are the price of not knowing the future.
-      assert(out.output.size < n / 2, s"limit $limit: ${out.output.size} rows")
+      assert(out.output.size < n / 2, s"${out.output.size} rows")
+    }
+  }
+
+  test("row_number <= 1 holds a cycle of keys up to its bet, and drops against it from then") {
+    val bet = (PartialGroupLimit.ArenaBetSteps * Step).toInt
+    for (cycle <- Seq(20000, bet)) {
+      val keys = Seq.tabulate(math.max(n, 2 * bet))(_ % cycle)
+      val out = run(keys, 1)
+      assertKeepsTopRows(keys, 1, out)
+      assert(out.passed == 0 && out.output.size == cycle, s"cycle $cycle: passed ${out.passed}")
     }
   }
 
@@ -85,11 +94,14 @@ class PartialGroupLimitSuite extends AnyFunSuite {
     assert(out.resumed == 1 && out.passed < n && out.output.size < n * 6 / 5, out.output.size)
   }
 
-  test("distinct keys: rows are passed on, not held") {
-    val keys = Seq.tabulate(n)(identity)
+  test("distinct keys: rows are passed on, not held (row_number <= 1 after its bet)") {
+    val bet = (PartialGroupLimit.ArenaBetSteps * Step).toInt
+    val keys = Seq.tabulate(bet + n)(identity)
     val out = run(keys, 1)
     assertKeepsTopRows(keys, 1, out)
-    assert(out.passed > n * 9 / 10 && out.resumed == 0)
+    assert(out.passed > n * 9 / 10 && out.passed <= n && out.resumed == 0, out.passed)
+    val top3 = run(keys.take(n), 3)
+    assert(top3.passed > n * 9 / 10 && top3.resumed == 0, top3.passed)
   }
 
   test("keys repeating within a few rows: held from the first row to the last") {
