@@ -156,7 +156,7 @@ def quick_suite() -> List[str]:
 
 
 def parts(quick: bool, pytest_args: Sequence[str]) -> List[Part]:
-    scala = Part("scala", ["bash", str(ROOT / ".ci" / "sbt"), "scalafmtCheckAll", "test"], 360)
+    scala = Part("scala", ["bash", str(ROOT / ".ci" / "sbt"), "scalafmtCheckAll", "test"], 270)
     if quick:
         env = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "40"}
         return [scala] + [
