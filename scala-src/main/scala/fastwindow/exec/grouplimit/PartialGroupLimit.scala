@@ -100,21 +100,19 @@ private[grouplimit] final class PartialGroupLimit(
       val j = judge.get
       if (j.observe(groups.key(row)) && j.startsHolding) {
         heldAgain()
-        if (sortRest.isDefined && j.manyKeys) return sortTheRest(Iterator.single(row) ++ rows)
+        if (sortRest.isDefined && j.manyKeys) {
+          // The rows held so far, then the rest sorted and limited: the input is all read.
+          val held = groups.keptRows(groups.groupIds.iterator)
+          emittedHeld = true
+          emitting = held ++ sortRest.get(Iterator.single(row) ++ rows)
+          return emitting.hasNext
+        }
         holding = true
         j.switched(groups.droppedRows)
       }
       passing = row
       true
     }
-
-  /** The rows held so far, then `rest` (the input's last rows) sorted and limited. */
-  private def sortTheRest(rest: Iterator[UnsafeRow]): Boolean = {
-    val held = groups.keptRows(groups.groupIds.iterator)
-    emittedHeld = true
-    emitting = held ++ sortRest.get(rest)
-    emitting.hasNext
-  }
 
   private def emitHeld(): Boolean = {
     emitting = groups.keptRows(groups.groupIds.iterator)
