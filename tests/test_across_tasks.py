@@ -285,6 +285,51 @@ def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark, frame):
     assert condition == "ARITHMETIC_OVERFLOW"
 
 
+# OVER () over a child that is not a scan (a scan's rows stay where they are: test_key_aggregates):
+# the rows are split by a hash of their columns, and every task is seeded with all rows'
+# aggregates. A join and a grouped aggregate as children; decimal and ANSI-checked sums.
+OVER_ALL = ["sum(v) over ()", "count(*) over ()", "count(x) over ()", "max(s) over ()",
+            "min(v) over ()", "avg(cast(v as decimal(12, 2))) over ()", "bit_xor(v) over ()",
+            "v / sum(s) over ()", "sum(s) over (rows between unbounded preceding and unbounded "
+            "following)"]
+GROUPED = "(select k, sum(v) as s, max(v) as v, max(x) as x, min(id) as id from series group by k)"
+JOINED = "(select s.*, g.s from series s join (select k, sum(v) s from series group by k) g using (k))"
+
+
+@pytest.mark.parametrize("child", [GROUPED, JOINED])
+@pytest.mark.parametrize("ansi", [False, True])
+def test_aggregates_over_all_rows_of_any_child(series, spark, child, ansi):
+    exprs = ", ".join(f"{e} as a{i}" for i, e in enumerate(OVER_ALL))
+    query = f"select id, {exprs} from {child}"
+    with session_confs(spark, {"spark.fastwindow.keyAggregates.enabled": "false"}):
+        _spread(spark, query, 7, ansi=ansi)
+    fast = run(spark, query, fastwindow_on=True)
+    assert all("a hash of their columns" in (r.note or "") for r in fast.reports), fast.reports
+
+
+@SPREADING
+@pytest.mark.parametrize("aqe", ["true", "false"])
+def test_all_rows_hashed_from_a_scan_and_edge_inputs(series, spark, aqe):
+    """With spark.fastwindow.keyAggregates.enabled off, a scan's rows are split by hash too. Rows
+    equal in every hashed column share a range; a map column is not hashed; an empty input."""
+    confs = {"spark.fastwindow.keyAggregates.enabled": "false", "spark.sql.adaptive.enabled": aqe}
+    with session_confs(spark, confs):
+        _spread(spark, "select id, sum(v) over () s, max(n) over () m from series", 5)
+        _spread(spark, """select id, sum(w) over () s from (select id, map(id, v) m, 1 as w,
+                          v from series)""", 5)
+        _spread(spark, "select id, count(*) over () c from (select id div 2000 id from series)", 5)
+        assert_same_as_spark(spark, "select id, sum(v) over () from series where id < 0",
+                             empty_input=True)
+
+
+@SPREADING
+def test_all_rows_in_one_task_where_the_order_decides(series, spark):
+    """first() over all rows takes whichever row reaches the one task first: no ranges."""
+    query = f"select id, first(v) over () f, sum(v) over () s from {GROUPED}"
+    fast = run(spark, query, fastwindow_on=True)
+    assert any("in one task: first" in (r.note or "") for r in fast.reports), fast.reports
+
+
 @SPREADING
 def test_one_task_when_a_function_cannot_spread(series, spark):
     """min of doubles is decided by which of 0.0 and -0.0 comes first, which merging ranges'

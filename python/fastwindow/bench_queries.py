@@ -18,7 +18,8 @@ def query_sql(workload: Workload, shape: Shape, table: str, duckdb: bool = False
     expressions = (workload.duckdb_expressions or workload.expressions) if duckdb \
         else workload.expressions
     cols = ", ".join(f"{e.format(**specs)} AS r{k}" for k, e in enumerate(expressions))
-    query = f"SELECT {'*' if workload.select_all else 'p, o'}, {cols} FROM {table}"
+    source = workload.source.format(table=table) if workload.source else table
+    query = f"SELECT {'*' if workload.select_all else 'p, o'}, {cols} FROM {source}"
     return f"SELECT * FROM ({query}) WHERE {workload.where}" if workload.where else query
 
 
@@ -41,11 +42,11 @@ def _partition_by(sql: str) -> Optional[str]:
 def shuffle_only_sql(workload: Workload, shape: Shape, table: str) -> Optional[str]:
     """The end-to-end query without its window: the columns it reads, shuffled by its PARTITION BY
     key (as Spark's plan shuffles them) into the same sink. None where the plan does not shuffle
-    every row by that key: no PARTITION BY, or a top-k, whose partial limit runs before the
-    shuffle."""
+    every row by that key: no PARTITION BY, a top-k, whose partial limit runs before the
+    shuffle, or a window over another source than the table."""
     sql = query_sql(workload, shape, table)
     key = _partition_by(sql)
-    if key is None or workload.where:
+    if key is None or workload.where or workload.source:
         return None
     read = " ".join(workload.expressions) + " " + workload.order_key
     columns = ["p", "o"] + [c for c in _VALUE_COLUMNS if re.search(rf"\b{c}\b", read)]

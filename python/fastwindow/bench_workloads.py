@@ -67,6 +67,8 @@ class Workload:
     where: Optional[str] = None
     #: Every column of the table in the result (with its string column), not only p and o
     select_all: bool = False
+    #: What the window reads instead of the table (``{table}`` in it): a child that is not a scan
+    source: Optional[str] = None
 
 
 def _moving(fn: str, col: str, w: int) -> Workload:
@@ -101,6 +103,12 @@ WORKLOADS: List[Workload] = [
              ["v / sum(v) OVER ({p})", "count(*) OVER ({p})"]),
     # The group's totals alone (no division: every key, even of one row with v = 0, under ANSI).
     Workload("key_totals", "whole", ["sum(v) OVER ({p})", "count(*) OVER ({p})"]),
+    # The share of the total after a join (a child that is not a scan, whose aggregates cannot
+    # be computed where a scan reads the rows): Spark and fastwindow's one task move every row
+    # into one task (with no PARTITION BY), fastwindow_spread splits them by a hash.
+    Workload("joined_share", "whole", ["v / sum(v) OVER ({p})", "count(*) OVER ({p})"],
+             source="(SELECT t.*, d.id AS dim FROM {table} t JOIN range(16) d ON t.o % 16 = d.id)",
+             in_duckdb=False),
     # The same by a string key, which Spark sorts by comparisons (fastwindow: per key by hash).
     Workload("share_by_name", "whole",
              ["v / sum(v) OVER (PARTITION BY cast(p AS string))",

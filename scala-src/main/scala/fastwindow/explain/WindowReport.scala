@@ -68,7 +68,8 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
     case f: FastWindowExec =>
-      val spread = Some(f.spread.describe(f.partitionSpec.nonEmpty)).filter(_.nonEmpty)
+      val spread = Some(f.spread.describe(f.partitionSpec.nonEmpty, f.orderSpec.nonEmpty))
+        .filter(_.nonEmpty)
       f.child match {
         // The order made below it by hash: its metrics (sorted tasks, memory) count as the window's.
         case g: GroupOrderExec if g.groupsOwnRows =>

@@ -18,21 +18,22 @@ sealed trait Spread extends Serializable {
 
   /**
    * What explain shows about the spread (empty for the ordinary by-key spread); `skewedKeys`: of
-   * a window with PARTITION BY, whose ranges are of its skewed keys' rows.
+   * a window with PARTITION BY, whose ranges are of its skewed keys' rows; `ordered`: with ORDER
+   * BY (without it, the ranges are of a hash of the rows).
    */
-  def describe(skewedKeys: Boolean): String
+  def describe(skewedKeys: Boolean, ordered: Boolean): String
 }
 
 object Spread {
 
   /** PARTITION BY keys: Spark's own distribution and order. */
   case object ByKey extends Spread {
-    override def describe(skewedKeys: Boolean): String = ""
+    override def describe(skewedKeys: Boolean, ordered: Boolean): String = ""
   }
 
   /** No PARTITION BY, and at least one function that cannot run in ranges: one task. */
   final case class OneTask(reason: String) extends Spread {
-    override def describe(skewedKeys: Boolean): String = s"in one task: $reason"
+    override def describe(skewedKeys: Boolean, ordered: Boolean): String = s"in one task: $reason"
   }
 
   /**
@@ -41,9 +42,10 @@ object Spread {
    * the other keys' rows go to their tasks whole.
    */
   sealed trait Ranges extends Spread {
-    protected def ranges(skewedKeys: Boolean): String =
+    protected def ranges(skewedKeys: Boolean, ordered: Boolean): String =
       if (skewedKeys) "across tasks: skewed keys' rows split into ranges of the ORDER BY keys"
-      else "across tasks: ranges of the ORDER BY keys"
+      else if (ordered) "across tasks: ranges of the ORDER BY keys"
+      else "across tasks: the rows split by a hash of their columns"
   }
 
   /**
@@ -58,7 +60,7 @@ object Spread {
   final case class Halos(before: Int, after: Int, nonNull: Seq[NonNullHalo] = Nil,
       reach: Option[ValueReach] = None)
     extends Ranges {
-    override def describe(skewedKeys: Boolean): String = {
+    override def describe(skewedKeys: Boolean, ordered: Boolean): String = {
       val counted = if (before == 0 && after == 0) None
       else Some(s"$before rows before and $after after each range")
       val reached = reach.map(r =>
@@ -66,13 +68,13 @@ object Spread {
           "else the ranges run in one task)")
       if (nonNull.isEmpty) {
         val reads = (counted ++ reached).mkString(" and ")
-        s"${ranges(skewedKeys)}, reading " +
+        s"${ranges(skewedKeys, ordered)}, reading " +
           (if (reads.isEmpty) "no rows of the ranges around each range" else reads)
       } else {
         val reads = nonNull.map(h =>
           s"${h.before} before and ${h.after} after with a value of " +
             h.input.sql).mkString(", ")
-        s"${ranges(skewedKeys)}, reading the nearest rows $reads each range"
+        s"${ranges(skewedKeys, ordered)}, reading the nearest rows $reads each range"
       }
     }
 
@@ -115,7 +117,8 @@ object Spread {
    * aggregates) and knows the window's row count.
    */
   case object Seeded extends Ranges {
-    override def describe(skewedKeys: Boolean): String =
-      s"${ranges(skewedKeys)}, each seeded with the rows before it"
+    override def describe(skewedKeys: Boolean, ordered: Boolean): String =
+      if (ordered) s"${ranges(skewedKeys, ordered)}, each seeded with the rows before it"
+      else s"${ranges(skewedKeys, ordered)}, each seeded with the aggregates of every row"
   }
 }

@@ -35,7 +35,10 @@ import fastwindow
  *    (the state of a few rows before the range: `fastwindow.exec.acrosstasks.DecidingRows`).
  *
  * A window with both runs as two operators over the same ranges, the halo one below (it reads
- * the rows as they come from the shuffle), the seeded one above.
+ * the rows as they come from the shuffle), the seeded one above. A window without ORDER BY is
+ * spread when all its functions are aggregates over the whole window that do not depend on the
+ * rows' order: its rows go to ranges of a hash of their columns (see `FastWindowStrategy`), and
+ * every task is seeded with the merged state of all of them.
  */
 object AcrossTasksSupport {
 
@@ -68,10 +71,11 @@ object AcrossTasksSupport {
     roles.collectFirst { case Left(why) => why } match {
       case Some(why) => OneTask(Spread.OneTask(why))
       case None if orderSpec.isEmpty =>
-        // Its aggregates may still run where the rows are (KeyAggregatesPlacement).
-        OneTask(Spread.OneTask("a window without ORDER BY has no order to split its rows by " +
-            "(its aggregates run in every task where it reads a scan and no operator above needs " +
-            "its rows in one task: spark.fastwindow.keyAggregates.enabled)"))
+        plan.functions.find(!overWholeWindow(_)) match {
+          case Some(f) => OneTask(Spread.OneTask(s"${f.describe} is decided by the order of the " +
+                "rows, which a window without ORDER BY leaves to the order they reach its one task"))
+          case None => Split(None, seededToo = true, plan.outputs.map(_ => false))
+        }
       case None =>
         val role = roles.map(_.toOption.get)
         val halos = role.collect { case h: Halo => h }
@@ -110,6 +114,17 @@ object AcrossTasksSupport {
           )
         }
     }
+  }
+
+  /**
+   * Whether `f`, one of the seeded functions of a window without ORDER BY, is an aggregate over the
+   * whole window whose merged state does not depend on the rows' order (every row is a peer of
+   * every other: first/last and nth_value would take whichever rows came first).
+   */
+  private def overWholeWindow(f: FunctionSpec): Boolean = f match {
+    case a: AggregateSpec =>
+      a.frame == FrameShape.WholePartition && !StateFold.decidedByRows(a.function)
+    case _ => false
   }
 
   /** lag/lead IGNORE NULLS's reach, per input: the most rows with a value before and after. */

@@ -1,7 +1,8 @@
 package fastwindow.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, BoundReference, Expression}
-import org.apache.spark.sql.catalyst.expressions.{NamedExpression, SortOrder, SubqueryExpression, WindowFunctionType}
+import org.apache.spark.sql.catalyst.expressions.{Literal, Murmur3Hash, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{SubqueryExpression, WindowFunctionType}
 import org.apache.spark.sql.catalyst.planning.PhysicalWindow
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Window, WindowGroupLimit}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
@@ -13,6 +14,7 @@ import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRela
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMode}
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import fastwindow.config.FastWindowConf
 import fastwindow.exec.acrosstasks.{RangeBounds, RangeOrder, RangeSplitExec, RangeTarget}
@@ -162,9 +164,19 @@ object FastWindowStrategy extends SparkStrategy {
     decision match {
       case AcrossTasksSupport.OneTask(spread) =>
         operators(exec.spreadAs(spread), plan, output, keepsSparksSort = true)
+      case _: AcrossTasksSupport.Split
+          if exec.orderSpec.isEmpty && readsOnlyScans(child) &&
+            FastWindowConf.KEY_AGGREGATES_ENABLED.get() =>
+        // Cheaper where the rows are, without a shuffle (KeyAggregatesPlacement); when an
+        // operator above needs them in one task, they are.
+        operators(exec.spreadAs(AggregatesWhereRowsAre), plan, output, keepsSparksSort = true)
       case split: AcrossTasksSupport.Split => acrossTasks(exec, split, output, child)
     }
   }
+
+  private val AggregatesWhereRowsAre = Spread.OneTask("its aggregates run in every task where " +
+    "its scan reads the rows (spark.fastwindow.keyAggregates.enabled), unless an operator above " +
+    "needs its rows in one task")
 
   /** Marks a logical window whose PARTITION BY a window next to it shares (see below). */
   private val SharesPartitioning: TreeNodeTag[Unit] = TreeNodeTag[Unit]("fastwindow.sharesKeys")
@@ -291,15 +303,41 @@ object FastWindowStrategy extends SparkStrategy {
       if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil,
       input.output
     )
-    val keyOrder = keysFirst ++ exec.orderSpec
-    val keys = keyOrder.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }
     val bounds = new RangeBounds(SQLConf.get.numShufflePartitions, exec.partitionSpec.length)
-    val sampled = if (readsOnlyScans(child)) Some(planLater(Project(keys, child))) else None
-    val split = RangeSplitExec(keyOrder, shape, bounds, input, sampled)
+    val split = if (exec.orderSpec.isEmpty) {
+      RangeSplitExec(Seq(SortOrder(rowHash(input.output), Ascending)), shape, bounds, input,
+        sampled = None, hashedRows = true)
+    } else {
+      val keyOrder = keysFirst ++ exec.orderSpec
+      val keys = keyOrder.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }
+      val sampled = if (readsOnlyScans(child)) Some(planLater(Project(keys, child))) else None
+      RangeSplitExec(keyOrder, shape, bounds, input, sampled)
+    }
+    val keyOrder = split.orderSpec
     ShuffleExchangeExec(
       HashPartitioning(Seq(RangeTarget(keyOrder.map(_.child), bounds)), bounds.numRanges),
       split)
   }
+
+  /**
+   * What splits the rows of a window without ORDER BY (whose results do not depend on which task
+   * a row goes to): a hash of up to [[RowHashColumns]] of their columns (not maps, which Spark
+   * cannot hash), the same for equal rows whichever task computes them again. Rows equal in
+   * those columns share a range; with no such column, all rows do (one task).
+   */
+  private def rowHash(columns: Seq[Attribute]): Expression = {
+    def holdsMap(t: DataType): Boolean = t match {
+      case _: MapType => true
+      case a: ArrayType => holdsMap(a.elementType)
+      case s: StructType => s.fields.exists(f => holdsMap(f.dataType))
+      case _ => false
+    }
+    val hashed = columns.filterNot(c => holdsMap(c.dataType))
+    if (hashed.isEmpty) Literal(0) else Murmur3Hash(hashed.take(RowHashColumns), 42)
+  }
+
+  /** Enough columns for an even spread of distinct rows, few enough to hash cheaply. */
+  private val RowHashColumns = 8
 
   /**
    * Whether a plan is scans with filters and projections only: planned again projected to a few

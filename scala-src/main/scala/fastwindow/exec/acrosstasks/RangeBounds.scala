@@ -251,6 +251,11 @@ object RangeBounds {
    * At most `n - 1` increasing bounds that split weighted sample keys (each standing for `weight`
    * keys) into `n` ranges of about equal weight.
    */
+  /** The upper bounds of `n` ranges of equal width over the ints (of an evenly spread hash). */
+  def evenInts(n: Int): Array[InternalRow] = Array.tabulate(n - 1) { i =>
+    InternalRow((Int.MinValue + ((1L << 32) * (i + 1) / n) - 1).toInt)
+  }
+
   def split(samples: Seq[(InternalRow, Double)], n: Int, ordering: Ordering[InternalRow])
       : Array[InternalRow] = {
     val sorted = samples.sortBy(_._1)(ordering)

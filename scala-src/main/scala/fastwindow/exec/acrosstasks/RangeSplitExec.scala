@@ -18,7 +18,9 @@ import org.apache.spark.util.AccumulatorV2
  *  1. On the driver, when the shuffle is prepared: the range bounds, from a sample of the keys
  *     (taken as Spark's range partitioning for a global ORDER BY takes it): of `sampled`, when
  *     the planner gave one, the child's plan projected to the ORDER BY keys (a scan that reads
- *     only the key columns), else of the child's rows.
+ *     only the key columns), else of the child's rows. With `hashedRows` (a window without
+ *     ORDER BY), the one key is a 32-bit hash of the row, spread evenly: the bounds split the
+ *     ints into equal ranges, with no sample.
  *  2. In each map task: the summary of every range its rows fall into ([[RangeSummarizer]]: row
  *     count, seeded aggregates' state, first and last rows), sent to the driver with the task's
  *     result (an accumulator, by map index: a task run again replaces its summaries). The
@@ -32,7 +34,8 @@ case class RangeSplitExec(
     shape: SummaryShape,
     bounds: RangeBounds,
     child: SparkPlan,
-    sampled: Option[SparkPlan])
+    sampled: Option[SparkPlan],
+    hashedRows: Boolean = false)
   extends SparkPlan {
 
   override def nodeName: String = "FastWindowRangeSplit"
@@ -41,7 +44,9 @@ case class RangeSplitExec(
   override def outputPartitioning = child.outputPartitioning
 
   override protected def stringArgs: Iterator[Any] =
-    Iterator(orderSpec, bounds.toString)
+    Iterator(orderSpec,
+      if (hashedRows) s"${bounds.numRanges} ranges of hashed rows"
+      else bounds.toString)
 
   /** The map tasks' summaries and how many map tasks there are; None when they do not summarise. */
   @transient private[acrosstasks] var mapSummaries: Option[(MapSummaries, Int)] = None
@@ -104,6 +109,7 @@ case class RangeSplitExec(
     val keyOrder = orderSpec.zipWithIndex.map { case (o, i) =>
       o.copy(child = BoundReference(i, o.dataType, o.nullable))
     }
+    if (hashedRows) return bounds.set(RangeBounds.evenInts(bounds.numRanges), keyOrder)
     val (source, project) = sampled match {
       case Some(plan) => (plan.execute(), None)
       case None => (input, Some((orderSpec.map(_.child), output)))

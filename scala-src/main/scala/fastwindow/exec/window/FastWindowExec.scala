@@ -62,7 +62,8 @@ case class FastWindowExec(
 
   override protected def stringArgs: Iterator[Any] =
     Iterator(windowExpression, partitionSpec, orderSpec, child) ++
-      Iterator(spread.describe(skewedKeys = partitionSpec.nonEmpty)).filter(_.nonEmpty)
+      Iterator(spread.describe(skewedKeys = partitionSpec.nonEmpty, ordered = orderSpec.nonEmpty))
+        .filter(_.nonEmpty)
 
   // Spread over ranges: the planner puts the shuffle that splits the rows into ranges below (see
   // fastwindow.exec.acrosstasks.RangeSplitExec). Without PARTITION BY the ranges are the
@@ -82,7 +83,7 @@ case class FastWindowExec(
   }
 
   override def outputPartitioning: Partitioning = spread match {
-    case _: Spread.Ranges if partitionSpec.isEmpty =>
+    case _: Spread.Ranges if partitionSpec.isEmpty && orderSpec.nonEmpty =>
       RangePartitioning(orderSpec, child.outputPartitioning.numPartitions)
     case _: Spread.Ranges => UnknownPartitioning(child.outputPartitioning.numPartitions)
     case _ => super.outputPartitioning
