@@ -16,7 +16,8 @@ object AggregateKernel {
   /**
    * UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING: O(n), updated as rows arrive and evaluated once,
    * so the partition's rows need not stay buffered. Seeded (a range of a window spread over
-   * tasks), the seed is the state of every row of the window, this range's included.
+   * tasks), the seed is the state of every row of the window, this range's included: evaluated
+   * at once, the result is known before the range's first row (see `EmitPolicy.seededWholeFrames`).
    */
   final class WholePartition(ops: AggregateOps) extends Kernel {
     private var seeded = false
@@ -26,11 +27,12 @@ object AggregateKernel {
     }
     override def seed(state: InternalRow): Unit = {
       ops.seed(state)
+      ops.evaluate()
       seeded = true
     }
     override def readsOnIngest: Boolean = true
     override def ingested(r: Int): Unit = if (!seeded) ops.add(r)
-    override def finishPartition(n: Int): Unit = ops.evaluate()
+    override def finishPartition(n: Int): Unit = if (!seeded) ops.evaluate()
     override def write(i: Int, n: Int, out: InternalRow): Unit = ops.writeResult(out)
   }
 

@@ -3,7 +3,9 @@ package fastwindow.exec.acrosstasks
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
   .expressions.{BoundReference, Expression, SortOrder, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenFallback, LazilyGeneratedOrdering}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodegenFallback, ExprCode}
+import org.apache.spark.sql.catalyst.expressions.codegen.{FalseLiteral, LazilyGeneratedOrdering}
+import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, DateType, IntegerType, LongType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.hash.Murmur3_x86_32
 
@@ -33,6 +35,7 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
   // One integral key without NULL bounds: the bounds as longs, compared without the ordering.
   @volatile private var longBounds: Array[Long] = _
   @volatile private var longKey: RangeBounds.LongKey = _
+  @volatile private var evenInts = false
   // With PARTITION BY: the skewed keys (their index), and each one's bounds.
   @volatile private var skewed: java.util.HashMap[UnsafeRow, Integer] = _
   @volatile private var keyBounds: Array[Array[InternalRow]] = _
@@ -53,6 +56,19 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
       if (longKey == null || upperBounds.exists(_.isNullAt(0))) null
       else upperBounds.map(longKey.value)
     bounds = upperBounds
+  }
+
+  /**
+   * One int key spread evenly over the ints (a hash of the rows): `numRanges` ranges of equal
+   * width, a key's range computed, not searched: range i holds the keys k with
+   * floor((k - Int.MinValue) * numRanges / 2^32) = i (the bounds say the same).
+   */
+  private[acrosstasks] def setEvenInts(keyOrder: Seq[SortOrder]): Unit = {
+    set(Array.tabulate(numRanges - 1) { i =>
+        val width = ((1L << 32) * (i + 1) + numRanges - 1) / numRanges // rounded up
+        InternalRow((Int.MinValue + width - 1).toInt)
+      }, keyOrder)
+    evenInts = true
   }
 
   /**
@@ -88,6 +104,9 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
   /** How many slots hold summaries: one per range, and with PARTITION BY per skewed key. */
   def numSlots: Int = if (partitionKeys == 0) numRanges else numRanges * skewed.size
 
+  /** The upper bound of range i (not the last), as `set` or `setEvenInts` made it. */
+  private[acrosstasks] def bound(i: Int): InternalRow = bounds(i)
+
   /** The group (skewed key, or the one window without PARTITION BY) of a slot, and its range. */
   def groupOf(slot: Int): Int = slot / numRanges
 
@@ -96,7 +115,8 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
 
   /** The slot of a row's keys (see the class's comment). */
   def rangeOf(keys: InternalRow): Int =
-    if (partitionLongKey != null) {
+    if (evenInts) (((keys.getInt(0).toLong - Int.MinValue) * numRanges) >>> 32).toInt
+    else if (partitionLongKey != null) {
       val g =
         if (keys.isNullAt(0)) nullGroup
         else {
@@ -251,11 +271,6 @@ object RangeBounds {
    * At most `n - 1` increasing bounds that split weighted sample keys (each standing for `weight`
    * keys) into `n` ranges of about equal weight.
    */
-  /** The upper bounds of `n` ranges of equal width over the ints (of an evenly spread hash). */
-  def evenInts(n: Int): Array[InternalRow] = Array.tabulate(n - 1) { i =>
-    InternalRow((Int.MinValue + ((1L << 32) * (i + 1) / n) - 1).toInt)
-  }
-
   def split(samples: Seq[(InternalRow, Double)], n: Int, ordering: Ordering[InternalRow])
       : Array[InternalRow] = {
     val sorted = samples.sortBy(_._1)(ordering)
@@ -294,8 +309,20 @@ case class RangeTarget(children: Seq[Expression], bounds: RangeBounds)
 
   @transient private lazy val keys = UnsafeProjection.create(children)
 
-  override def eval(input: InternalRow): Any =
+  def targetOf(input: InternalRow): Int =
     bounds.preimage(bounds.partitionOf(bounds.takeRangeOf(input, keys)))
+
+  override def eval(input: InternalRow): Any = targetOf(input)
+
+  // Called from the shuffle's partitioning projection, once per row: an int, not boxed.
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
+    if (ctx.INPUT_ROW == null || ctx.currentVars != null) super.doGenCode(ctx, ev)
+    else {
+      val self = ctx.addReferenceObj("rangeTarget", this)
+      ev.copy(
+        code = code"final int ${ev.value} = $self.targetOf(${ctx.INPUT_ROW});",
+        isNull = FalseLiteral)
+    }
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): RangeTarget =
     copy(children = newChildren)

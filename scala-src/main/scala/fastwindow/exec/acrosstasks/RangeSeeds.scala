@@ -26,6 +26,9 @@ final case class RangeSeed(
    * so Spark's own evaluation can take it over.
    */
   def wholeWindow: Boolean = rowsBefore == 0 && (windowRows == 0 || windowRows == rows)
+
+  /** Whether every function of the window has a state here (all are seeded aggregates). */
+  def seedsEveryFunction: Boolean = states != null && states.forall(_ != null)
 }
 
 /**

@@ -109,7 +109,7 @@ case class RangeSplitExec(
     val keyOrder = orderSpec.zipWithIndex.map { case (o, i) =>
       o.copy(child = BoundReference(i, o.dataType, o.nullable))
     }
-    if (hashedRows) return bounds.set(RangeBounds.evenInts(bounds.numRanges), keyOrder)
+    if (hashedRows) return bounds.setEvenInts(keyOrder)
     val (source, project) = sampled match {
       case Some(plan) => (plan.execute(), None)
       case None => (input, Some((orderSpec.map(_.child), output)))

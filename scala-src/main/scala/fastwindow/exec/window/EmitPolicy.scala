@@ -1,6 +1,7 @@
 package fastwindow.exec.window
 
-import fastwindow.model.{StreamBounds, WindowPlan}
+import fastwindow.functions.AggregateSpec
+import fastwindow.model.{FrameShape, StreamBounds, WindowPlan}
 
 /**
  * When a partition's rows can be returned and dropped: the rules a streaming operator follows
@@ -46,4 +47,18 @@ object EmitPolicy {
   /** The policy of `plan`, streamed when `streaming` allows it and the plan can. */
   def apply(plan: WindowPlan, streaming: Boolean): EmitPolicy =
     new EmitPolicy(if (streaming) plan.streamBounds else None, plan.readsNoRowsOnWrite)
+
+  /**
+   * The policy of a range of `plan` spread over tasks and seeded with the state of every row of
+   * the window for each function, when all are aggregates over the whole frame: each result is
+   * the seed's, known before the first row (`AggregateKernel.WholePartition`), so every row is
+   * written as it arrives.
+   */
+  def seededWholeFrames(plan: WindowPlan): Option[EmitPolicy] =
+    if (plan.functions.forall {
+        case a: AggregateSpec => a.frame == FrameShape.WholePartition
+        case _ => false
+      }) {
+      Some(new EmitPolicy(Some(StreamBounds.Immediate), dropsRowsOnIngest = true))
+    } else None
 }

@@ -141,6 +141,11 @@ case class FastWindowExec(
     val twinFactory =
       if (verify) EvaluatorFactory(plan, child.output, CodegenMode.NoCodegen) else null
     val policy = EmitPolicy(plan, FastWindowConf.STREAMING_ENABLED.get(conf))
+    // A range seeded with every row's state of each function (whole frames only) knows its
+    // results before its first row: its rows stream through.
+    val seededPolicy =
+      if (policy.streams || !FastWindowConf.STREAMING_ENABLED.get(conf)) policy
+      else EmitPolicy.seededWholeFrames(plan).getOrElse(policy)
     val maxPendingRows = FastWindowConf.STREAMING_MAX_PENDING_ROWS.get(conf)
     val maxPartitionBytes = FastWindowConf.MEMORY_MAX_PARTITION_BYTES.get(conf)
     val bufferThresholds = PartitionRowBuffer.thresholds(conf)
@@ -171,7 +176,7 @@ case class FastWindowExec(
         new PartitionReader(rows, UnsafeProjection.create(childOutput, childOutput),
           PartitionKey(partitionExprs, childOutput)),
         factory,
-        policy,
+        if (seed != null && seed.seedsEveryFunction) seededPolicy else policy,
         new OutputAssembler(plan, childOutput.map(_.dataType), evaluator.generated, interpreted),
         new MemoryGovernor(TaskMemory.manager.map(new ColumnMemory(_)), maxPartitionBytes),
         new PartitionRowBuffer(bufferThresholds),

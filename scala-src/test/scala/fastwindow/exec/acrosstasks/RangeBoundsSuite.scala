@@ -73,6 +73,27 @@ class RangeBoundsSuite extends AnyFunSuite {
     }
   }
 
+  test("a hash of the rows: even ranges, each key's computed range the one its bounds give") {
+    val keyOrder = Seq(SortOrder(BoundReference(0, IntegerType, false), Ascending))
+    val random = new Random(11)
+    for (n <- Seq(1, 2, 3, 7, 200, 1000)) {
+      val split = new RangeBounds(n)
+      split.setEvenInts(keyOrder)
+      val searched = new RangeBounds(n) // the same bounds, searched
+      val bounds = (0 until n - 1).map(i => split.bound(i)).toArray
+      searched.set(bounds, keyOrder)
+      val keys = Seq(Int.MinValue, Int.MinValue + 1, -1, 0, 1, Int.MaxValue - 1, Int.MaxValue) ++
+        bounds.flatMap(b => Seq(b.getInt(0), b.getInt(0) + 1)) ++ Seq.fill(2000)(random.nextInt())
+      keys.foreach { k =>
+        val row = keyRow(k, IntegerType)
+        assert(split.rangeOf(row) == searched.rangeOf(row), s"n=$n: $k")
+      }
+      val ends = (Int.MinValue.toLong - 1) +: bounds.map(_.getInt(0).toLong).toSeq
+      val widths = (ends :+ Int.MaxValue.toLong).sliding(2).map(w => w(1) - w(0)).toSeq
+      assert(widths.max - widths.min <= 1, s"n=$n: $widths")
+    }
+  }
+
   test("other keys are compared by Spark's ordering, NULL bounds included") {
     val keyOrder = Seq(SortOrder(BoundReference(0, StringType, true), Ascending))
     val ordering = new LazilyGeneratedOrdering(keyOrder)
