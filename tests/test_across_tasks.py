@@ -250,6 +250,30 @@ def test_ranges_summarised_from_the_shuffle_past_the_map_side_cap(series, spark)
 
 
 @SPREADING
+@pytest.mark.parametrize("order,where", [("t", ""), ("x desc nulls last, o", ""),
+                                         ("o div 3", ""), ("t", "where v > 0")])
+def test_ranges_even_over_files(spark, tmp_path, order, where):
+    """The bounds come from a sample of the key columns of the Parquet files (read as column
+    batches, rows picked by index; through a filter, as rows): each of 8 ranges holds its fair
+    share of 40,000 rows within 1.3x (the window's output partition is its range). ``t`` is in
+    the files' order: a sample of each file's first rows would put most rows in the last range."""
+    path = str(tmp_path / "series")
+    spark.range(0, 40000, 1, 3).selectExpr(
+        "id as t", "(id * 7919) % 40000 as o", "(id * 104729) % 1000 - 500 as v",
+        "case when id % 17 = 0 then null when id % 29 = 0 then cast('NaN' as double) "
+        "else cast((id * 31) % 1000 as double) end as x").write.parquet(path)
+    query = f"""select spark_partition_id() as part, count(*) as n, max(r) as last from
+                (select *, row_number() over (order by {order}) r from parquet.`{path}` {where})
+                group by 1"""
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "8",
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        counts = [r.n for r in spark.sql(query).collect()]
+        total = spark.sql(f"select count(*) from parquet.`{path}` {where}").collect()[0][0]
+    assert sum(counts) == total and len(counts) == 8, counts
+    assert max(counts) <= 1.3 * total / 8, counts
+
+
+@SPREADING
 def test_keys_sampled_from_the_input_rows(series, spark):
     """Over a child that is more than scans (an aggregate, another spread window), the keys are
     sampled from the child's rows, not from a second plan of it."""

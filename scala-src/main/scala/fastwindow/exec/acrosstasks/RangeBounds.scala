@@ -251,23 +251,6 @@ object RangeBounds {
   }
 
   /**
-   * A uniform sample of at most `size` of `keys` (reservoir sampling, seeded: the same rows give
-   * the same sample), and how many keys there were. Only the keys kept are copied.
-   */
-  def sample(keys: Iterator[InternalRow], size: Int, seed: Long): (Long, Array[InternalRow]) = {
-    val kept = new Array[InternalRow](size)
-    val random = new java.util.Random(seed)
-    var seen = 0L
-    while (keys.hasNext) {
-      val key = keys.next()
-      val slot = if (seen < size) seen else (random.nextDouble() * (seen + 1)).toLong
-      if (slot < size) kept(slot.toInt) = key.copy()
-      seen += 1
-    }
-    (seen, if (seen < size) kept.take(seen.toInt) else kept)
-  }
-
-  /**
    * At most `n - 1` increasing bounds that split weighted sample keys (each standing for `weight`
    * keys) into `n` ranges of about equal weight.
    */

@@ -110,19 +110,15 @@ case class RangeSplitExec(
       o.copy(child = BoundReference(i, o.dataType, o.nullable))
     }
     if (hashedRows) return bounds.setEvenInts(keyOrder)
-    val (source, project) = sampled match {
-      case Some(plan) => (plan.execute(), None)
-      case None => (input, Some((orderSpec.map(_.child), output)))
-    }
     val total =
       math.min(conf.rangeExchangeSampleSizePerPartition.toLong * bounds.numRanges, 1000000L)
-    val size = math.ceil(3.0 * total / math.max(source.getNumPartitions, 1)).toInt
-    val sketches = source.mapPartitionsWithIndex { (index, rows) =>
-      val keys = project.fold(rows) { case (keys, attributes) =>
-        rows.map(UnsafeProjection.create(keys, attributes))
-      }
-      Iterator(RangeBounds.sample(keys, size, seed = index))
-    }.collect()
+    val sizeFor = (partitions: Int) => math.ceil(3.0 * total / math.max(partitions, 1)).toInt
+    val sketches = sampled match {
+      case Some(plan) => KeySample.ofPlan(plan, sizeFor)
+      case None =>
+        val (keys, attributes) = (orderSpec.map(_.child), output)
+        KeySample.ofRows(input, sizeFor, () => UnsafeProjection.create(keys, attributes))
+    }
     val weighed = sketches.toSeq.flatMap { case (count, keys) =>
       keys.map(k => (k, count.toDouble / keys.length))
     }

@@ -1,0 +1,132 @@
+package fastwindow.exec.acrosstasks
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, UnsafeProjection}
+import org.apache.spark.sql.execution.{ColumnarToRowExec, InputAdapter, ProjectExec, SparkPlan, WholeStageCodegenExec}
+
+/**
+ * The sample of ORDER BY keys the range bounds come from: per input partition, how many rows it
+ * has and a uniform sample of their keys ([[Reservoir]]).
+ *
+ * Where the keys are a projection of a columnar scan (Parquet, ORC, a cached table; no filter
+ * between), the sample reads the scan's column batches and picks rows by index: only the rows it
+ * keeps become rows, the others are counted by the batch. (Through Spark's row plan every row of
+ * the key columns is converted and projected: 0.6-0.8 s of two cores for 8M rows.)
+ */
+object KeySample {
+
+  /**
+   * (rows, sampled keys) of each partition of `plan`, whose output is the keys; `sizeFor(n)`: how
+   * many keys a partition's sample keeps when there are n partitions.
+   */
+  def ofPlan(plan: SparkPlan, sizeFor: Int => Int): Array[(Long, Array[InternalRow])] =
+    columnarSource(plan) match {
+      case Some((keys, scan)) =>
+        val batches = scan.executeColumnar()
+        val size = sizeFor(batches.getNumPartitions)
+        batches.mapPartitionsWithIndex { (index, batches) =>
+          val project = UnsafeProjection.create(keys, scan.output)
+          val reservoir = new Reservoir(size, seed = index)
+          batches.foreach(b => reservoir.offerBatch(b.numRows, i => project(b.getRow(i))))
+          Iterator(reservoir.result)
+        }.collect()
+      case None => ofRows(plan.execute(), sizeFor, () => row => row)
+    }
+
+  /** The same of `rows`, whose keys `keysOf` projects. */
+  def ofRows(rows: RDD[InternalRow], sizeFor: Int => Int,
+      keysOf: () => InternalRow => InternalRow): Array[(Long, Array[InternalRow])] = {
+    val size = sizeFor(rows.getNumPartitions)
+    rows.mapPartitionsWithIndex { (index, rows) =>
+      val keys = keysOf()
+      val reservoir = new Reservoir(size, seed = index)
+      rows.foreach(row => reservoir.offerRow(keys(row)))
+      Iterator(reservoir.result)
+    }.collect()
+  }
+
+  /**
+   * The keys (bound to the scan's output) and the columnar scan under a plan that only projects
+   * it: `Project(keys, ColumnarToRow(scan))`, through whole-stage code generation.
+   */
+  private def columnarSource(plan: SparkPlan): Option[(Seq[Expression], SparkPlan)] = {
+    def below(p: SparkPlan): Option[SparkPlan] = p match {
+      case w: WholeStageCodegenExec => below(w.child)
+      case i: InputAdapter => below(i.child)
+      case c: ColumnarToRowExec if c.child.supportsColumnar => Some(c.child)
+      case _ => None
+    }
+    def keysOf(list: Seq[NamedExpression], scan: SparkPlan): Option[Seq[Expression]] =
+      if (list.forall(e => e.deterministic && e.references.subsetOf(scan.outputSet))) Some(list)
+      else None
+    plan match {
+      case w: WholeStageCodegenExec => columnarSource(w.child)
+      case ProjectExec(list, child) =>
+        below(child).flatMap(scan => keysOf(list, scan).map(keys => (keys, scan)))
+      case other => below(other).map(scan => (scan.output: Seq[Attribute], scan))
+    }
+  }
+}
+
+/**
+ * A uniform random sample of at most `size` rows of those offered (seeded: the same rows give the
+ * same sample), and how many there were. Li's Algorithm L: after the first `size` rows, it draws
+ * how many rows to skip before the next one it keeps, so it draws random numbers only for the rows
+ * it keeps (about size * log(rows / size) of them) and can skip rows it never looks at. Kept rows
+ * are copied.
+ */
+final class Reservoir(size: Int, seed: Long) {
+  private val kept = new Array[InternalRow](size)
+  private val random = new java.util.Random(seed)
+  private var seen = 0L
+  // Once full: W of Algorithm L, and the index of the next row to keep.
+  private var w = 0.0
+  private var next = Long.MaxValue
+
+  /** In (0, 1]: its logarithm is finite. */
+  private def uniform(): Double = 1.0 - random.nextDouble()
+
+  private def keep(row: InternalRow): Unit = {
+    if (seen < size) {
+      kept(seen.toInt) = row.copy()
+      if (seen == size - 1) {
+        w = math.exp(math.log(uniform()) / size)
+        next = seen + 1 + skip()
+      }
+    } else {
+      kept(random.nextInt(size)) = row.copy()
+      w *= math.exp(math.log(uniform()) / size)
+      next += 1 + skip()
+    }
+  }
+
+  /** Rows to pass over before the next one kept (a geometric count; huge when W is tiny). */
+  private def skip(): Long = {
+    val s = math.floor(math.log(uniform()) / math.log(1 - w))
+    if (s.isNaN || s >= Long.MaxValue / 2) Long.MaxValue / 2 else s.toLong
+  }
+
+  def offerRow(row: InternalRow): Unit = {
+    if (seen < size || seen == next) keep(row)
+    seen += 1
+  }
+
+  /** `n` rows, row i read by `rowAt(i)` only if it is kept. */
+  def offerBatch(n: Int, rowAt: Int => InternalRow): Unit = {
+    val base = seen
+    val end = base + n
+    while (seen < end && seen < size) {
+      keep(rowAt((seen - base).toInt))
+      seen += 1
+    }
+    while (next < end) { // keep moves `next` on
+      seen = next
+      keep(rowAt((next - base).toInt))
+    }
+    seen = end
+  }
+
+  def result: (Long, Array[InternalRow]) =
+    (seen, if (seen < size) kept.take(seen.toInt) else kept)
+}
