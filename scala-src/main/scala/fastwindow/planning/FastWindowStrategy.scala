@@ -1,13 +1,11 @@
 package fastwindow.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, BoundReference, Expression}
-import org.apache.spark.sql.catalyst.expressions.{Literal, Murmur3Hash, NamedExpression, SortOrder}
-import org.apache.spark.sql.catalyst.expressions.{SubqueryExpression, WindowFunctionType}
+import org.apache.spark.sql.catalyst.expressions.{NamedExpression, SortOrder, SubqueryExpression, WindowFunctionType}
 import org.apache.spark.sql.catalyst.planning.PhysicalWindow
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Window, WindowGroupLimit}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, UnknownPartitioning}
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
 import org.apache.spark.sql.execution.columnar.InMemoryRelation
@@ -15,7 +13,6 @@ import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRela
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMode}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import fastwindow.config.FastWindowConf
 import fastwindow.exec.acrosstasks.{RangeBounds, RangeOrder, RangeSplitExec, RangeTarget}
@@ -305,8 +302,8 @@ object FastWindowStrategy extends SparkStrategy {
       input.output
     )
     val split = if (exec.orderSpec.isEmpty) {
-      RangeSplitExec(Seq(SortOrder(rowHash(input.output), Ascending)), shape,
-        new RangeBounds(hashedRanges), input, sampled = None, hashedRows = true)
+      RangeSplitExec(Seq(SortOrder(HashedRowSplit.key(input.output), Ascending)), shape,
+        new RangeBounds(HashedRowSplit.ranges), input, sampled = None, hashedRows = true)
     } else {
       val bounds = new RangeBounds(SQLConf.get.numShufflePartitions, exec.partitionSpec.length)
       val keyOrder = keysFirst ++ exec.orderSpec
@@ -319,42 +316,6 @@ object FastWindowStrategy extends SparkStrategy {
       HashPartitioning(Seq(RangeTarget(split.orderSpec.map(_.child), bounds)), bounds.numRanges),
       split)
   }
-
-  /**
-   * How many ranges the rows of a window without ORDER BY are hashed into. No result depends on
-   * it, and a map task's rows go to all of them at random (not in runs, as ranges of a table
-   * written in order do), so each costs the shuffle's writer: with adaptive execution (which
-   * would coalesce the ranges, but only after every map task wrote all of them), four per core
-   * of the cluster, at most Spark's shuffle partitions; without it, Spark's shuffle partitions.
-   * Measured over 8M rows after a join, local[2]: map stage CPU 5.1-5.7 s into 200 ranges,
-   * 3.1-3.6 s into 8 or 2, 2.1-2.6 s into Spark's one task.
-   */
-  private def hashedRanges: Int = {
-    val conf = SQLConf.get
-    if (!conf.adaptiveExecutionEnabled) conf.numShufflePartitions
-    else
-      math.min(conf.numShufflePartitions, 4 * SparkSession.active.sparkContext.defaultParallelism)
-  }
-
-  /**
-   * What splits the rows of a window without ORDER BY (whose results do not depend on which task
-   * a row goes to): a hash of up to [[RowHashColumns]] of their columns (not maps, which Spark
-   * cannot hash), the same for equal rows whichever task computes them again. Rows equal in
-   * those columns share a range; with no such column, all rows do (one task).
-   */
-  private def rowHash(columns: Seq[Attribute]): Expression = {
-    def holdsMap(t: DataType): Boolean = t match {
-      case _: MapType => true
-      case a: ArrayType => holdsMap(a.elementType)
-      case s: StructType => s.fields.exists(f => holdsMap(f.dataType))
-      case _ => false
-    }
-    val hashed = columns.filterNot(c => holdsMap(c.dataType))
-    if (hashed.isEmpty) Literal(0) else Murmur3Hash(hashed.take(RowHashColumns), 42)
-  }
-
-  /** Enough columns for an even spread of distinct rows, few enough to hash cheaply. */
-  private val RowHashColumns = 8
 
   /**
    * Whether a plan is scans with filters and projections only: planned again projected to a few
