@@ -1,0 +1,90 @@
+"""Windows without PARTITION BY spread over tasks from other inputs, against Spark.
+
+Without ORDER BY (``x / sum(x) OVER ()``) over a child that is not a scan (a join, an aggregate;
+a scan's rows stay where they are: test_key_aggregates.py), the rows are split by a hash of their
+columns and every task is seeded with the merged aggregates of all rows. With ORDER BY over files,
+the range bounds come from a sample of the key columns read as column batches. The helpers and
+the ``series`` table are test_across_tasks.py's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import assert_same_as_spark, run, session_confs
+from test_across_tasks import ACROSS_TASKS, SPREADING, _spread, series  # noqa: F401 (a fixture)
+
+
+# OVER () over a child that is not a scan (a scan's rows stay where they are: test_key_aggregates):
+# the rows are split by a hash of their columns, and every task is seeded with all rows'
+# aggregates. A join and a grouped aggregate as children; decimal and ANSI-checked sums.
+OVER_ALL = ["sum(v) over ()", "count(*) over ()", "count(x) over ()", "max(s) over ()",
+            "min(v) over ()", "avg(cast(v as decimal(12, 2))) over ()", "bit_xor(v) over ()",
+            "v / sum(s) over ()", "sum(s) over (rows between unbounded preceding and unbounded "
+            "following)"]
+GROUPED = "(select k, sum(v) as s, max(v) as v, max(x) as x, min(id) as id from series group by k)"
+JOINED = "(select s.*, g.s from series s join (select k, sum(v) s from series group by k) g using (k))"
+
+
+@pytest.mark.parametrize("child", [GROUPED, JOINED])
+@pytest.mark.parametrize("ansi", [False, True])
+def test_aggregates_over_all_rows_of_any_child(series, spark, child, ansi):
+    exprs = ", ".join(f"{e} as a{i}" for i, e in enumerate(OVER_ALL))
+    query = f"select id, {exprs} from {child}"
+    with session_confs(spark, {"spark.fastwindow.keyAggregates.enabled": "false"}):
+        _spread(spark, query, 7, ansi=ansi)
+    with session_confs(spark, {"spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        fast = run(spark, query, fastwindow_on=True)
+    assert all("a hash of their columns" in (r.note or "") for r in fast.reports), fast.reports
+    # Each task knows every result before its first row: its rows stream through, none held.
+    for report in fast.reports:
+        metrics = dict(report.metrics)
+        assert metrics.get("numStreamedPartitions") == metrics.get("numWindowPartitions") > 1, \
+            report
+
+
+@SPREADING
+@pytest.mark.parametrize("aqe", ["true", "false"])
+def test_all_rows_hashed_from_a_scan_and_edge_inputs(series, spark, aqe):
+    """With spark.fastwindow.keyAggregates.enabled off, a scan's rows are split by hash too. Rows
+    equal in every hashed column share a range; a map column is not hashed; an empty input."""
+    confs = {"spark.fastwindow.keyAggregates.enabled": "false", "spark.sql.adaptive.enabled": aqe}
+    with session_confs(spark, confs):
+        _spread(spark, "select id, sum(v) over () s, max(n) over () m from series", 5)
+        _spread(spark, """select id, sum(w) over () s from (select id, map(id, v) m, 1 as w,
+                          v from series)""", 5)
+        _spread(spark, "select id, count(*) over () c from (select id div 2000 id from series)", 5)
+        assert_same_as_spark(spark, "select id, sum(v) over () from series where id < 0",
+                             empty_input=True)
+
+
+@SPREADING
+def test_all_rows_in_one_task_where_the_order_decides(series, spark):
+    """first() over all rows takes whichever row reaches the one task first: no ranges."""
+    query = f"select id, first(v) over () f, sum(v) over () s from {GROUPED}"
+    fast = run(spark, query, fastwindow_on=True)
+    assert any("in one task: first" in (r.note or "") for r in fast.reports), fast.reports
+
+
+@SPREADING
+@pytest.mark.parametrize("order,where", [("t", ""), ("x desc nulls last, o", ""),
+                                         ("o div 3", ""), ("t", "where v > 0")])
+def test_ranges_even_over_files(spark, tmp_path, order, where):
+    """The bounds come from a sample of the key columns of the Parquet files (read as column
+    batches, rows picked by index; through a filter, as rows): each of 8 ranges holds its fair
+    share of 40,000 rows within 1.3x (the window's output partition is its range). ``t`` is in
+    the files' order: a sample of each file's first rows would put most rows in the last range."""
+    path = str(tmp_path / "series")
+    spark.range(0, 40000, 1, 3).selectExpr(
+        "id as t", "(id * 7919) % 40000 as o", "(id * 104729) % 1000 - 500 as v",
+        "case when id % 17 = 0 then null when id % 29 = 0 then cast('NaN' as double) "
+        "else cast((id * 31) % 1000 as double) end as x").write.parquet(path)
+    query = f"""select spark_partition_id() as part, count(*) as n, max(r) as last from
+                (select *, row_number() over (order by {order}) r from parquet.`{path}` {where})
+                group by 1"""
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "8",
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        counts = [r.n for r in spark.sql(query).collect()]
+        total = spark.sql(f"select count(*) from parquet.`{path}` {where}").collect()[0][0]
+    assert sum(counts) == total and len(counts) == 8, counts
+    assert max(counts) <= 1.3 * total / 8, counts
