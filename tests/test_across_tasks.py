@@ -205,6 +205,30 @@ def test_mixed_functions_two_operators(series, spark):
 
 
 @SPREADING
+@pytest.mark.parametrize("streaming", ["true", "false"])
+def test_window_size_and_whole_frames_stream_in_a_range(spark, streaming):
+    """One task buffers its partition for percent_rank, cume_dist, ntile and whole frames (they
+    need its size or every row); a range's seed gives them, so its rows stream (cume_dist waiting
+    for its peers) and are dropped as they are written: 3 ranges of 4,000 rows, ties of 3."""
+    query = """select id, percent_rank() over w pr, cume_dist() over w cd, ntile(9) over w nt,
+                      rank() over w rk, sum(v) over (order by k rows between unbounded preceding
+                      and unbounded following) s
+               from (select id, id div 3 as k, (id * 104729) % 1000 - 500 as v
+                     from range(0, 12000, 1, 3)) window w as (order by k)"""
+    streams = {"spark.fastwindow.streaming.enabled": streaming}
+    with session_confs(spark, streams):
+        _spread(spark, query, 3)
+    with session_confs(spark, {**streams, ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "3",
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        fast = run(spark, query, fastwindow_on=True)
+    for report in fast.reports:
+        metrics = dict(report.metrics)
+        streamed = metrics.get("numStreamedPartitions", 0)
+        assert metrics.get("numWindowPartitions") == 3, report
+        assert streamed == (3 if streaming == "true" else 0), report
+
+
+@SPREADING
 @pytest.mark.parametrize("ansi", [True, False])
 def test_ansi_modes(series, spark, ansi):
     _spread(spark, """select id, sum(v) over (order by k) s, count(*) over (order by k) c,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 import fastwindow
-from helpers import assert_rows_equal, run
+from helpers import assert_rows_equal, run, session_confs
 
 #: Runs on the generated evaluator only (tests/conftest.py): the interpreted twin adds nothing.
 pytestmark = pytest.mark.generated_only(
@@ -224,3 +224,20 @@ def test_only_partitions_over_the_limit_are_handed_over(spark):
     metrics = _run_limited(spark, query, "64k")
     assert metrics.get("numHandedOverPartitions") == 2, metrics
     assert metrics.get("numBufferedPartitions") == 41, metrics
+
+
+def test_a_range_over_the_limit_keeps_its_ties(spark):
+    """A window spread over ranges: a range's seed is the rows before it, which Spark's evaluation
+    cannot start from, so a range whose first group of ties needs more than the limit keeps the
+    group (unaccounted, with a warning) instead of being handed over: 4 ranges over 8 groups of
+    1,000 equal keys, each range starting with one."""
+    query = """select id, sum(v) over (order by k) s, cume_dist() over (order by k) cd,
+                      percent_rank() over (order by k) pr
+               from (select id, id div 1000 as k, (id * 7919) % 1000 - 500 as v
+                     from range(0, 8000, 1, 2))"""
+    confs = {"spark.fastwindow.acrossTasks.enabled": "true", "spark.sql.shuffle.partitions": "4",
+             "spark.sql.adaptive.coalescePartitions.enabled": "false"}
+    with session_confs(spark, confs):
+        metrics = _run_limited(spark, query, "4k")
+    assert metrics.get("numRanges", 0) > 1, metrics
+    assert "numHandedOverPartitions" not in metrics, metrics

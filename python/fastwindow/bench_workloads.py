@@ -98,6 +98,10 @@ WORKLOADS: List[Workload] = [
     Workload("top3_rank_rows", "topk", ["rank() OVER ({p} ORDER BY ts DESC)"], where="r0 <= 3",
              select_all=True),
     Workload("top3_dense_rank", "topk", ["dense_rank() OVER ({w})"], where="r0 <= 3"),
+    # Where each row stands in its window: the size of the window decides every result, so one
+    # task buffers the window (a seeded range knows the size and streams).
+    Workload("rank_fractions", "ranking",
+             ["percent_rank() OVER ({w})", "cume_dist() OVER ({w})", "ntile(10) OVER ({w})"]),
     # Share of the group's total (TPC-DS q12/q20/q98): whole-partition aggregates.
     Workload("share_of_total", "whole",
              ["v / sum(v) OVER ({p})", "count(*) OVER ({p})"]),

@@ -126,7 +126,8 @@ object WindowTestKit {
       ev: WindowEvaluator,
       layout: TestPlan,
       rows: Seq[InternalRow],
-      feed: InternalRow => InternalRow = identity): Results = {
+      feed: InternalRow => InternalRow = identity,
+      seeded: Boolean = false): Results = {
     ev.startPartition()
     assert(ev.numRows == 0, s"numRows is ${ev.numRows} right after startPartition")
     rows.foreach(r => ev.ingest(feed(r)))
@@ -143,7 +144,8 @@ object WindowTestKit {
             s"but buffered ${show(buffered(i)(k), types(k))}"
         )
       }
-    layout.plan.streamBounds.foreach { bounds =>
+    // A seeded evaluator (a range of a window) streams as such a range does.
+    (if (seeded) layout.plan.seededStreamBounds else layout.plan.streamBounds).foreach { bounds =>
       assertSame("streamed", runStreaming(ev, layout, rows, feed, bounds))
     }
     if (layout.plan.readsNoRowsOnWrite) {

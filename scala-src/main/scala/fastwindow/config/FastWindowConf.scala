@@ -356,7 +356,8 @@ object FastWindowConf {
       "by hash, whole. Not taken when a window above or below it has the same PARTITION BY " +
       "(it would need a shuffle of its own), or for the functions a window without PARTITION " +
       "BY keeps in one task. Off by default: the sample costs every such window a read of its " +
-      "key columns, also when no key is skewed (see docs/support.md).",
+      "key columns, also when no key is skewed, and the window's output is no longer " +
+      "clustered by its PARTITION BY keys (see docs/support.md).",
     parse = bool
   )
 

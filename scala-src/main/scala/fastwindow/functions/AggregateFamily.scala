@@ -42,6 +42,7 @@ final case class AggregateSpec(
       None
     case other => other.aggregateStreamBounds
   }
+  override def seededStreamBounds: Option[StreamBounds] = frame.seededStreamBounds(streamBounds)
   override def describe: String = s"${function.prettyName} over ${frame.sql}"
 }
 

@@ -21,6 +21,7 @@ final case class NthValueSpec(ordinal: Int, function: NthValue, frame: FrameShap
   /** Over a sliding frame the row is found by position in a buffered partition (see [[NthRow]]). */
   override def streamBounds: Option[StreamBounds] =
     if (frame.isSliding) None else frame.aggregateStreamBounds
+  override def seededStreamBounds: Option[StreamBounds] = frame.seededStreamBounds(streamBounds)
   override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
   override def resultPerPartition: Boolean = frame == FrameShape.WholePartition
   override def describe: String = s"nth_value over ${frame.sql}"

@@ -14,6 +14,9 @@ final case class RankingSpec(ordinal: Int, kind: RankingKind, resultType: DataTy
   override def inputs: Seq[Expression] = Nil
   override def streamBounds: Option[StreamBounds] =
     if (kind.needsPartitionSize) None else Some(StreamBounds.Immediate)
+  // A seeded range knows the window's size before its first row: cume_dist waits for peers.
+  override def seededStreamBounds: Option[StreamBounds] =
+    Some(StreamBounds.Immediate.copy(waitsForPeers = kind == RankingKind.CumeDist))
   override def readsRowsOnWrite: Boolean = needsPeers
   override def describe: String = kind.sql
 }

@@ -17,7 +17,7 @@ object AggregateKernel {
    * UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING: O(n), updated as rows arrive and evaluated once,
    * so the partition's rows need not stay buffered. Seeded (a range of a window spread over
    * tasks), the seed is the state of every row of the window, this range's included: evaluated
-   * at once, the result is known before the range's first row (see `EmitPolicy.seededWholeFrames`).
+   * at once, the result is known before the range's first row (see `EmitPolicy.seededRange`).
    */
   final class WholePartition(ops: AggregateOps) extends Kernel {
     private var seeded = false

@@ -20,6 +20,14 @@ sealed abstract class FrameShape(val sql: String) extends Serializable {
    */
   def aggregateStreamBounds: Option[StreamBounds]
 
+  /**
+   * How an aggregate streaming as `unseeded` in one task streams over a seeded range of a window
+   * spread over tasks: a whole frame's seed holds every row's state, so its result is known before
+   * the range's first row (`AggregateKernel.WholePartition`).
+   */
+  def seededStreamBounds(unseeded: Option[StreamBounds]): Option[StreamBounds] =
+    if (this == FrameShape.WholePartition) Some(StreamBounds.Immediate) else unseeded
+
   /** The ORDER BY value a RANGE frame with offsets reads for its edges, as a column to extract. */
   def rangeKeyInput: Option[Expression] = rangeKey.map(_.child)
 

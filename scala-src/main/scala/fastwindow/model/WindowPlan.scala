@@ -39,8 +39,13 @@ final case class WindowPlan(
   def resultsPerPartition: Boolean = functions.forall(_.resultPerPartition)
 
   /** How the node can stream: the union of its functions' bounds; None if any needs buffering. */
-  def streamBounds: Option[StreamBounds] =
-    functions.map(_.streamBounds).reduceOption[Option[StreamBounds]] {
+  def streamBounds: Option[StreamBounds] = unionOf(functions.map(_.streamBounds))
+
+  /** As `streamBounds`, for a seeded range of the window (see `FunctionSpec.seededStreamBounds`). */
+  def seededStreamBounds: Option[StreamBounds] = unionOf(functions.map(_.seededStreamBounds))
+
+  private def unionOf(bounds: Seq[Option[StreamBounds]]): Option[StreamBounds] =
+    bounds.reduceOption[Option[StreamBounds]] {
       case (Some(a), Some(b)) => Some(a.union(b))
       case _ => None
     }.getOrElse(Some(StreamBounds.Immediate))
@@ -76,6 +81,12 @@ trait FunctionSpec extends Serializable {
 
   /** None when the function needs its whole partition buffered. */
   def streamBounds: Option[StreamBounds]
+
+  /**
+   * How the function streams over a range of a window spread over tasks, whose seed tells what
+   * one task learns only at its partition's end (the window's size, a whole frame's state).
+   */
+  def seededStreamBounds: Option[StreamBounds] = streamBounds
 
   /** Whether writing a result reads buffered rows (columns or peer flags). */
   def readsRowsOnWrite: Boolean

@@ -86,11 +86,25 @@ class RankingKernelSuite extends AnyFunSuite {
       val shape = randomShape(r, n)
       val rows = Vector.fill(n)(genRow(r, shape)).sortBy(keyOf)(ord)
       val expected = reference(rows.map(keyOf), ord)
+      // The partition cut into ranges between peer groups, each seeded with the rows and peer
+      // groups before it and the window's size (as a window spread over tasks is).
+      val keys = rows.map(keyOf)
+      val groupStarts = (1 until n).filter(i => !ord.equiv(keys(i - 1), keys(i)))
+      val cuts = (0 +: r.shuffle(groupStarts).take(3).sorted :+ n).distinct
       for ((flavor, ev) <- evaluators) {
         val actual = runPartition(ev, layout, rows)
         firstDifference(expected, actual, layout, rows, schema).foreach { diff =>
           fail(s"[$flavor, n=$n, $shape, seed=$seed] $diff")
         }
+        for (Seq(from, until) <- cuts.sliding(2) if cuts.length > 2) {
+          ev.seed(from, n, groupStarts.count(_ < from) + (if (from > 0) 1 else 0), null)
+          val range = runPartition(ev, layout, rows.slice(from, until), seeded = true)
+          firstDifference(expected.slice(from, until), range, layout, rows.slice(from, until),
+            schema).foreach { diff =>
+            fail(s"[$flavor, n=$n, $shape, seed=$seed, rows $from until $until] $diff")
+          }
+        }
+        ev.seed(0, 0, 0, null)
       }
     }
   }

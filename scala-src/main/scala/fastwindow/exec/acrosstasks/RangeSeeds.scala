@@ -27,8 +27,11 @@ final case class RangeSeed(
    */
   def wholeWindow: Boolean = rowsBefore == 0 && (windowRows == 0 || windowRows == rows)
 
-  /** Whether every function of the window has a state here (all are seeded aggregates). */
-  def seedsEveryFunction: Boolean = states != null && states.forall(_ != null)
+  /**
+   * Whether this is the seed of a range of a window (whose size and, for each seeded function,
+   * state it gives), not the empty seed of a task that holds a whole window.
+   */
+  def ofRange: Boolean = windowRows > 0
 }
 
 /**

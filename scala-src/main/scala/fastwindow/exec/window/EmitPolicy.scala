@@ -1,7 +1,6 @@
 package fastwindow.exec.window
 
-import fastwindow.functions.AggregateSpec
-import fastwindow.model.{FrameShape, StreamBounds, WindowPlan}
+import fastwindow.model.{StreamBounds, WindowPlan}
 
 /**
  * When a partition's rows can be returned and dropped: the rules a streaming operator follows
@@ -49,16 +48,11 @@ object EmitPolicy {
     new EmitPolicy(if (streaming) plan.streamBounds else None, plan.readsNoRowsOnWrite)
 
   /**
-   * The policy of a range of `plan` spread over tasks and seeded with the state of every row of
-   * the window for each function, when all are aggregates over the whole frame: each result is
-   * the seed's, known before the first row (`AggregateKernel.WholePartition`), so every row is
-   * written as it arrives.
+   * The policy of a range of `plan` spread over tasks, whose seed gives the window's size and
+   * each whole frame's state before the range's first row: percent_rank, ntile and whole-frame
+   * aggregates, which one task buffers, stream here, cume_dist waiting for its peers (see
+   * `FunctionSpec.seededStreamBounds`).
    */
-  def seededWholeFrames(plan: WindowPlan): Option[EmitPolicy] =
-    if (plan.functions.forall {
-        case a: AggregateSpec => a.frame == FrameShape.WholePartition
-        case _ => false
-      }) {
-      Some(new EmitPolicy(Some(StreamBounds.Immediate), dropsRowsOnIngest = true))
-    } else None
+  def seededRange(plan: WindowPlan, streaming: Boolean): EmitPolicy =
+    new EmitPolicy(if (streaming) plan.seededStreamBounds else None, plan.readsNoRowsOnWrite)
 }

@@ -140,12 +140,9 @@ case class FastWindowExec(
       EvaluatorFactory(plan, child.output, if (verify) CodegenMode.CodegenOnly else mode)
     val twinFactory =
       if (verify) EvaluatorFactory(plan, child.output, CodegenMode.NoCodegen) else null
-    val policy = EmitPolicy(plan, FastWindowConf.STREAMING_ENABLED.get(conf))
-    // A range seeded with every row's state of each function (whole frames only) knows its
-    // results before its first row: its rows stream through.
-    val seededPolicy =
-      if (policy.streams || !FastWindowConf.STREAMING_ENABLED.get(conf)) policy
-      else EmitPolicy.seededWholeFrames(plan).getOrElse(policy)
+    val streaming = FastWindowConf.STREAMING_ENABLED.get(conf)
+    val policy = EmitPolicy(plan, streaming)
+    val rangePolicy = EmitPolicy.seededRange(plan, streaming)
     val maxPendingRows = FastWindowConf.STREAMING_MAX_PENDING_ROWS.get(conf)
     val maxPartitionBytes = FastWindowConf.MEMORY_MAX_PARTITION_BYTES.get(conf)
     val bufferThresholds = PartitionRowBuffer.thresholds(conf)
@@ -176,13 +173,13 @@ case class FastWindowExec(
         new PartitionReader(rows, UnsafeProjection.create(childOutput, childOutput),
           PartitionKey(partitionExprs, childOutput)),
         factory,
-        if (seed != null && seed.seedsEveryFunction) seededPolicy else policy,
+        if (seed != null && seed.ofRange) rangePolicy else policy,
         new OutputAssembler(plan, childOutput.map(_.dataType), evaluator.generated, interpreted),
         new MemoryGovernor(TaskMemory.manager.map(new ColumnMemory(_)), maxPartitionBytes),
         new PartitionRowBuffer(bufferThresholds),
         maxPendingRows,
-        if (seeded && seed != null && !seed.wholeWindow) FastWindowExec.cannotHandOverRange
-        else FastWindowExec.handOverTo(sparkWindow.createEvaluator()),
+        if (seeded && seed != null && !seed.wholeWindow) None
+        else Some(FastWindowExec.handOverTo(sparkWindow.createEvaluator())),
         iteratorMetrics,
         evaluator
       )
@@ -245,18 +242,6 @@ object FastWindowExec {
     case one: UnaryExecNode => rangeShuffle(one.child)
     case other => other // a query stage or a reused exchange
   }
-
-  /**
-   * A range of a window spread over tasks that does not hold the whole window cannot go to
-   * Spark's window evaluation, which would start it from the range's first row (it only would
-   * when memory is refused before the range's first row is returned: a group of ORDER BY ties
-   * larger than the memory granted).
-   */
-  val cannotHandOverRange: Iterator[UnsafeRow] => Iterator[InternalRow] = _ =>
-    throw new SparkException("fastwindow: a range of a window spread over tasks (no PARTITION " +
-      "BY, or a skewed key's rows) did not get the memory its first rows need (a group of ORDER " +
-      "BY ties waiting for its end). Set spark.fastwindow.acrossTasks.enabled=false to run this " +
-      "window as Spark plans it.")
 
   /** Evaluates the rows of one window partition with `spark` (created once per task, if used). */
   def handOverTo(spark: => PartitionEvaluator[InternalRow, InternalRow])

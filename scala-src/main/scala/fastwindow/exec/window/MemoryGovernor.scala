@@ -13,7 +13,8 @@ import fastwindow.exec.shared.ColumnMemory
  * These buffers cannot be written out. When they do not fit, a partition none of whose rows has
  * been returned is handed to Spark's own window evaluation (the caller does it, see
  * [[WindowPartitionIterator]]); one that already returned rows (a streamed one, whose buffers stay
- * O(frame) unless a huge group of ties holds them) keeps its buffers, unaccounted, with a warning,
+ * O(frame) unless a huge group of ties holds them), or a seeded range of a window spread over
+ * tasks (which holds a group of ties at most), keeps its buffers, unaccounted, with a warning,
  * and is not asked again: every refused request makes the memory manager spill the row buffer
  * again, in ever smaller pieces.
  */
@@ -58,7 +59,8 @@ final class MemoryGovernor(memory: Option[ColumnMemory], maxPartitionBytes: Long
       if (!unaccounted && !warnedUnaccounted) {
         warnedUnaccounted = true
         log.warn(s"fastwindow: a window partition's column buffers need $held bytes, more " +
-          s"$limit, after some of its rows were returned; they stay on the heap unaccounted. " +
+          s"$limit, after some of its rows were returned (or in a range of a window spread " +
+          "over tasks, which only fastwindow can evaluate); they stay on the heap unaccounted. " +
           "Raise spark.executor.memory or lower the partition size if tasks fail.")
       }
       unaccounted = true

@@ -1,5 +1,6 @@
 package fastwindow.exec.window
 
+import org.apache.spark.SparkException
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.metric.SQLMetric
@@ -25,7 +26,9 @@ import org.apache.spark.sql.fastwindow.PartitionRowBuffer
  * is returned it can no longer change course. When the governor refuses a partition none of whose
  * rows has been returned, its columns are dropped (a fresh evaluator replaces the current one)
  * and the partition is handed to `sparkWindow`, Spark's own window evaluation over its spillable
- * rows: slower, the same results, and it fits wherever Spark fits.
+ * rows: slower, the same results, and it fits wherever Spark fits. Without `sparkWindow` (the
+ * partitions are seeded ranges of a window spread over tasks, which Spark's evaluation would start
+ * from their first row) the buffers stay, as those of a partition that returned rows do.
  */
 final class WindowPartitionIterator(
     reader: PartitionReader,
@@ -35,7 +38,7 @@ final class WindowPartitionIterator(
     memory: MemoryGovernor,
     rowBuffer: PartitionRowBuffer,
     maxPendingRows: Int,
-    sparkWindow: Iterator[UnsafeRow] => Iterator[InternalRow],
+    sparkWindow: Option[Iterator[UnsafeRow] => Iterator[InternalRow]],
     metrics: WindowPartitionIterator.Metrics,
     private var evaluator: WindowEvaluator)
   extends Iterator[InternalRow] {
@@ -172,7 +175,7 @@ final class WindowPartitionIterator(
   private def checkMemory(): Unit = {
     val toCome =
       if (!policy.streams && !complete) 2L * evaluator.stateBytesPerRow * ingested else 0L
-    val canHandOver = emitted == 0 && !complete
+    val canHandOver = sparkWindow.isDefined && emitted == 0 && !complete
     if (memory.mustHandOver(evaluator.bufferBytes + pending.bytes, toCome, canHandOver, ingested)) {
       handOver()
     }
@@ -190,7 +193,9 @@ final class WindowPartitionIterator(
     ingested = 0 // as the fresh evaluator's; Spark's rows are counted as they are returned
     memory.release()
     handedOverRows = 0
-    handedOver = sparkWindow(waiting ++ buffered ++ reader.restOfPartition)
+    handedOver = sparkWindow.getOrElse(throw SparkException.internalError(
+        "fastwindow: a seeded range of a window needs Spark's evaluation"))(
+      waiting ++ buffered ++ reader.restOfPartition)
   }
 
   /** Whether the handed-over partition has more rows; ends it when not (asks Spark only once). */
