@@ -100,6 +100,11 @@ SEEDED = [
     "nth_value(n, 3) over (order by dt desc, o rows between unbounded preceding and current row)",
     "nth_value(x, 400) ignore nulls over (order by o)",              # further than a range
     "nth_value(v, 2) over (order by o desc rows between unbounded preceding and unbounded following)",
+    # strings: the state is a row's value (a forward fill of a label, the first of a series)
+    "last(case when o % 9 = 0 then concat('s', cast(v as string)) end, true) over (order by o)",
+    "first(cast(n as string)) over (order by dt desc, o)",
+    "nth_value(cast(x as string), 2) over (order by o rows between unbounded preceding and "
+    "unbounded following)",
 ]
 
 HALO = [
@@ -205,30 +210,6 @@ def test_mixed_functions_two_operators(series, spark):
 
 
 @SPREADING
-@pytest.mark.parametrize("streaming", ["true", "false"])
-def test_window_size_and_whole_frames_stream_in_a_range(spark, streaming):
-    """One task buffers its partition for percent_rank, cume_dist, ntile and whole frames (they
-    need its size or every row); a range's seed gives them, so its rows stream (cume_dist waiting
-    for its peers) and are dropped as they are written: 3 ranges of 4,000 rows, ties of 3."""
-    query = """select id, percent_rank() over w pr, cume_dist() over w cd, ntile(9) over w nt,
-                      rank() over w rk, sum(v) over (order by k rows between unbounded preceding
-                      and unbounded following) s
-               from (select id, id div 3 as k, (id * 104729) % 1000 - 500 as v
-                     from range(0, 12000, 1, 3)) window w as (order by k)"""
-    streams = {"spark.fastwindow.streaming.enabled": streaming}
-    with session_confs(spark, streams):
-        _spread(spark, query, 3)
-    with session_confs(spark, {**streams, ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "3",
-                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
-        fast = run(spark, query, fastwindow_on=True)
-    for report in fast.reports:
-        metrics = dict(report.metrics)
-        streamed = metrics.get("numStreamedPartitions", 0)
-        assert metrics.get("numWindowPartitions") == 3, report
-        assert streamed == (3 if streaming == "true" else 0), report
-
-
-@SPREADING
 @pytest.mark.parametrize("ansi", [True, False])
 def test_ansi_modes(series, spark, ansi):
     _spread(spark, """select id, sum(v) over (order by k) s, count(*) over (order by k) c,
@@ -288,7 +269,8 @@ def test_keys_sampled_from_the_input_rows(series, spark):
 def test_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
     """Under ANSI, a range whose rows overflow a long when added in shuffle order (all the
     positive ones first) but not in the window's order (they alternate with negative ones): the
-    states are folded in the window's order instead, and the results are Spark's."""
+    states are folded in the window's order instead, and the results are Spark's (a string's
+    last value too, which that fold copies out of each row it reads)."""
     spark.sql("""
         create or replace temporary view swings as
         select case when id < 300 then 2 * id else 2 * (id - 300) + 1 end as o,
@@ -296,7 +278,9 @@ def test_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
                id
         from range(600)""")
     _spread(spark, """select id, sum(v) over (order by o) s, sum(v) over (order by o rows between
-                      unbounded preceding and unbounded following) t from swings""", 3, ansi=True)
+                      unbounded preceding and unbounded following) t,
+                      last(concat(cast(id as string), 'x')) over (order by o) l from swings""", 3,
+            ansi=True)
 
 
 @SPREADING

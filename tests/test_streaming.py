@@ -8,7 +8,8 @@ times mid-partition. Each group of functions runs streaming, buffered
 (``spark.fastwindow.streaming.enabled`` off) and with a tiny
 ``spark.fastwindow.streaming.maxPendingRows`` (waiting rows overflow into the spillable buffer
 mid-partition), on the generated evaluator, and must match Spark every time. The
-operator's metrics must show which way each partition went.
+operator's metrics must show which way each partition went. The last test streams the ranges of a
+window spread over tasks, where functions one task must buffer stream.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from __future__ import annotations
 import pytest
 
 import fastwindow
-from helpers import assert_same_as_spark
+from helpers import assert_same_as_spark, run, session_confs
 from query_shapes import in_turns
+from test_across_tasks import ACROSS_TASKS, _spread
 
 #: Runs on the generated evaluator only (tests/conftest.py): the interpreted twin adds nothing.
 pytestmark = pytest.mark.generated_only(
@@ -225,3 +227,26 @@ def test_split_mixed_window_runs_streamed_functions_apart(big, name):
     assert buffered.metrics.get("numBufferedPartitions") == 3, buffered.metrics
     assert df.columns == ["p", "o", "c0", "c1", "c2", "c3"]
     assert buffered.metrics["peakMemory"] < single["peakMemory"], (buffered.metrics, single)
+
+
+@pytest.mark.parametrize("streaming", ["true", "false"])
+def test_window_size_and_whole_frames_stream_in_a_range(spark, streaming):
+    """One task buffers its partition for percent_rank, cume_dist, ntile and whole frames (they
+    need its size or every row); a range's seed gives them, so its rows stream (cume_dist waiting
+    for its peers) and are dropped as they are written: 3 ranges of 4,000 rows, ties of 3."""
+    query = """select id, percent_rank() over w pr, cume_dist() over w cd, ntile(9) over w nt,
+                      rank() over w rk, sum(v) over (order by k rows between unbounded preceding
+                      and unbounded following) s
+               from (select id, id div 3 as k, (id * 104729) % 1000 - 500 as v
+                     from range(0, 12000, 1, 3)) window w as (order by k)"""
+    streams = {STREAMING: streaming}
+    with session_confs(spark, streams):
+        _spread(spark, query, 3)
+    with session_confs(spark, {**streams, ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "3",
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        fast = run(spark, query, fastwindow_on=True)
+    for report in fast.reports:
+        metrics = dict(report.metrics)
+        streamed = metrics.get("numStreamedPartitions", 0)
+        assert metrics.get("numWindowPartitions") == 3, report
+        assert streamed == (3 if streaming == "true" else 0), report

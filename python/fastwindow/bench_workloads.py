@@ -123,6 +123,10 @@ WORKLOADS: List[Workload] = [
     # Forward fill: the latest known value (one row in ten has one).
     Workload("forward_fill", "running", ["last(CASE WHEN v % 10 = 0 THEN x END, true) OVER ({w})"],
              duckdb_expressions=["last(CASE WHEN v % 10 = 0 THEN x END IGNORE NULLS) OVER ({w})"]),
+    # The same over a string column (a label): the state holds the string.
+    Workload("forward_fill_label", "running",
+             ["last(CASE WHEN v % 10 = 0 THEN s END, true) OVER ({w})"],
+             duckdb_expressions=["last(CASE WHEN v % 10 = 0 THEN s END IGNORE NULLS) OVER ({w})"]),
     # The previous and next known values (one row in ten has one).
     Workload("nearest_values", "offset",
              ["lag(CASE WHEN v % 10 = 0 THEN x END) IGNORE NULLS OVER ({w})",

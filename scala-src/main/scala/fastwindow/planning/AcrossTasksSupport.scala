@@ -32,7 +32,8 @@ import fastwindow
  *    integral sums under ANSI, whose merge is checked (an overflow there moves the summary to
  *    Spark's order, see `fastwindow.exec.acrosstasks.RangeSeeds`); floating ones within
  *    rounding unless `spark.fastwindow.exactFloats`; first, last and nth_value over such frames
- *    (the state of a few rows before the range: `fastwindow.exec.acrosstasks.DecidingRows`).
+ *    (the state of a few rows before the range: `fastwindow.exec.acrosstasks.DecidingRows`),
+ *    of any type.
  *
  * A window with both runs as two operators over the same ranges, the halo one below (it reads
  * the rows as they come from the shuffle), the seeded one above. A window without ORDER BY is
@@ -158,7 +159,6 @@ object AcrossTasksSupport {
         case FrameShape.RunningRows | FrameShape.RunningRange | FrameShape.WholePartition =>
           if (n.offset > maxHalo) Left(s"keeps the first ${n.offset} rows of each range, more " +
             s"than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)")
-          else if (!fixedLength(n.function)) Left(stateOfValues)
           else Right(Seeded)
         case other => bounded(other)
       }
@@ -179,7 +179,8 @@ object AcrossTasksSupport {
   }
 
   private def mergeable(agg: DeclarativeAggregate, exactFloats: Boolean): Either[String, Role] =
-    if (!fixedLength(agg)) Left(stateOfValues)
+    // The state of first/last is that of a row the summaries keep (see `StateFold`).
+    if (!fixedLength(agg) && !StateFold.decidedByRows(agg)) Left(stateOfValues)
     else AggregateFamily.orderDependence(agg).map(_.merge) match {
       case Some(OrderDependence.Exact) => Right(Seeded)
       case Some(OrderDependence.ExactBelowOverflow) if checkedSum(agg) => Right(Seeded)
@@ -199,8 +200,8 @@ object AcrossTasksSupport {
   private def fixedLength(agg: DeclarativeAggregate): Boolean = agg.aggBufferAttributes.forall(a =>
     UnsafeRow.isFixedLength(a.dataType) || a.dataType.isInstanceOf[DecimalType])
 
-  private val stateOfValues =
-    "is not yet computed across tasks (its state holds strings or nested values)"
+  private val stateOfValues = "is not yet computed across tasks (its state holds strings or " +
+    "nested values, which only first, last and nth_value take across tasks)"
 
   /** A sum or an average: its merge adds partial sums, as Spark's loop adds rows. */
   private[planning] def sumOrAverage(agg: DeclarativeAggregate): Boolean = agg match {
