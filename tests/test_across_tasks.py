@@ -105,6 +105,9 @@ SEEDED = [
     "first(cast(n as string)) over (order by dt desc, o)",
     "nth_value(cast(x as string), 2) over (order by o rows between unbounded preceding and "
     "unbounded following)",
+    "max(concat('v', cast(v as string))) over (order by o)",    # min/max: a state of one string
+    "min(cast(n as string)) over (order by k rows between unbounded preceding and unbounded "
+    "following)",
 ]
 
 HALO = [

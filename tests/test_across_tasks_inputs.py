@@ -21,7 +21,7 @@ from test_across_tasks import ACROSS_TASKS, SPREADING, _spread, series  # noqa: 
 OVER_ALL = ["sum(v) over ()", "count(*) over ()", "count(x) over ()", "max(s) over ()",
             "min(v) over ()", "avg(cast(v as decimal(12, 2))) over ()", "bit_xor(v) over ()",
             "v / sum(s) over ()", "sum(s) over (rows between unbounded preceding and unbounded "
-            "following)"]
+            "following)", "min(cast(id as string)) over ()"]
 GROUPED = "(select k, sum(v) as s, max(v) as v, max(x) as x, min(id) as id from series group by k)"
 JOINED = "(select s.*, g.s from series s join (select k, sum(v) s from series group by k) g using (k))"
 

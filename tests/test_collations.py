@@ -10,7 +10,7 @@ Spark's own expressions. Distinct counts and modes of non-binary collations fall
 from __future__ import annotations
 
 import pytest
-from helpers import RUNNING_ROWS, SPARK_LINE, WHOLE, assert_same_as_spark
+from helpers import RUNNING_ROWS, SPARK_LINE, WHOLE, assert_same_as_spark, run, session_confs
 
 pytestmark = pytest.mark.skipif(SPARK_LINE < (4, 0), reason="Spark 3.5 has no collations")
 
@@ -42,6 +42,17 @@ def test_min_max_of_collated_strings(spark, collation):
                      for f, frame in enumerate([WHOLE, RUNNING_ROWS] + SLIDING)
                      for k, a in enumerate(aggregates))
     assert_same_as_spark(spark, f"select p, id, {cols} from t")
+
+
+def test_collated_max_keeps_one_task_without_partition_by(spark):
+    """A running max of strings spreads over ranges of its ORDER BY (merged states are exact);
+    under a collation, equal strings of different bytes make the first the max, which merged
+    ranges cannot know: one task, with the reason."""
+    query = "select id, max(s collate utf8_lcase) over (order by id) m from t"
+    with session_confs(spark, {"spark.fastwindow.acrossTasks.enabled": "true"}):
+        assert_same_as_spark(spark, query)
+        fast = run(spark, query, fastwindow_on=True)
+    assert any("in one task: max" in (r.note or "") for r in fast.reports), fast.reports
 
 
 def test_nested_collated_keys(spark):

@@ -28,7 +28,8 @@ import fastwindow
  *    row_number and rank (a count), dense_rank (a count of peer groups), percent_rank, cume_dist
  *    and ntile (a count and the window's size), aggregates over running frames (the state of the
  *    rows before) or whole frames (the state of every row) whose partial states merge into
- *    exactly the state Spark's row loop reaches ([[OrderDependence.merge]]): free of the order;
+ *    exactly the state Spark's row loop reaches ([[OrderDependence.merge]]): free of the order
+ *    (min and max of strings too: a state of one value, which Spark's projections copy);
  *    integral sums under ANSI, whose merge is checked (an overflow there moves the summary to
  *    Spark's order, see `fastwindow.exec.acrosstasks.RangeSeeds`); floating ones within
  *    rounding unless `spark.fastwindow.exactFloats`; first, last and nth_value over such frames
@@ -178,10 +179,13 @@ object AcrossTasksSupport {
         "frames of aggregates whose states merge)")
   }
 
-  private def mergeable(agg: DeclarativeAggregate, exactFloats: Boolean): Either[String, Role] =
-    // The state of first/last is that of a row the summaries keep (see `StateFold`).
-    if (!fixedLength(agg) && !StateFold.decidedByRows(agg)) Left(stateOfValues)
-    else AggregateFamily.orderDependence(agg).map(_.merge) match {
+  private def mergeable(agg: DeclarativeAggregate, exactFloats: Boolean): Either[String, Role] = {
+    val merge = AggregateFamily.orderDependence(agg).map(_.merge)
+    // A state of strings or nested values is one value (min, max: merged exactly) or that of a
+    // row the summaries keep (first, last: see `StateFold`).
+    if (!fixedLength(agg) && !StateFold.decidedByRows(agg) &&
+      !merge.contains(OrderDependence.Exact)) Left(stateOfValues)
+    else merge match {
       case Some(OrderDependence.Exact) => Right(Seeded)
       case Some(OrderDependence.ExactBelowOverflow) if checkedSum(agg) => Right(Seeded)
       // first/last: the state of the rows before a range is that of one row of them.
@@ -195,13 +199,14 @@ object AcrossTasksSupport {
           "row loop gives an infinity")
       case _ => Left("has partial states that merge exactly only in row order")
     }
+  }
 
   /** Whether `agg`'s state holds no pointer into a row (fixed-length or decimal fields). */
   private def fixedLength(agg: DeclarativeAggregate): Boolean = agg.aggBufferAttributes.forall(a =>
     UnsafeRow.isFixedLength(a.dataType) || a.dataType.isInstanceOf[DecimalType])
 
   private val stateOfValues = "is not yet computed across tasks (its state holds strings or " +
-    "nested values, which only first, last and nth_value take across tasks)"
+    "nested values, which only first, last, nth_value and exact merges take across tasks)"
 
   /** A sum or an average: its merge adds partial sums, as Spark's loop adds rows. */
   private[planning] def sumOrAverage(agg: DeclarativeAggregate): Boolean = agg match {
