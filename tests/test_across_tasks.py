@@ -108,6 +108,16 @@ SEEDED = [
     "max(concat('v', cast(v as string))) over (order by o)",    # min/max: a state of one string
     "min(cast(n as string)) over (order by k rows between unbounded preceding and unbounded "
     "following)",
+    # Shrinking frames: the state of the ranges after (test_across_tasks_shrinking.py).
+    "sum(v) over (order by o rows between current row and unbounded following)",
+    "count(x) over (order by k desc range between current row and unbounded following)",
+    "last(x, true) over (order by n nulls first, o rows between current row and unbounded "
+    "following)",
+    "avg(v) over (order by dt range between current row and unbounded following)",
+    "sum(cast(v as decimal(12, 2))) over (order by o desc rows between current row and unbounded "
+    "following)",
+    "first(cast(x as string), true) over (order by o rows between current row and unbounded "
+    "following)",
 ]
 
 HALO = [

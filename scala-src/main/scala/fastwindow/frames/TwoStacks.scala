@@ -23,6 +23,12 @@ import fastwindow.ops.AggregateOps
  * `fastwindow.ops.AggregateRequest`), and a frame it flags is folded in Spark's order with the
  * `exact` aggregate ([[InOrderFold]]: Spark's own expressions, rows in Spark's order; given exactly
  * when there is a guard).
+ *
+ * Seeded with the state of the rows after the partition (`seedAfter`: a range of a window spread
+ * over tasks, its frames shrinking to its end), the first write moves every row to the front and
+ * the back holds that state instead: each result is its frame's slot merged with the rows after,
+ * in order. The seeds are made only where no guard can fire (see
+ * `fastwindow.exec.acrosstasks.RangeSeeds`): the rows after are not here to be folded.
  */
 final class TwoStacks(frame: FrameLocator, partial: AggregateOps, exact: Option[AggregateOps])
   extends SlidingAggregate {
@@ -32,20 +38,29 @@ final class TwoStacks(frame: FrameLocator, partial: AggregateOps, exact: Option[
   private var first = 0
   private var end = 0
   private var frontLast = -1
+  private var after: InternalRow = null
 
   override def reset(): Unit = {
     first = 0
     end = 0
     frontLast = -1
+    after = null
     partial.reset()
     frame.reset()
     inOrder.foreach(_.reset())
   }
 
+  override def seedAfter(state: InternalRow): Unit = after = state
+
   override def write(i: Int, n: Int, out: InternalRow): Unit = {
     frame.locate(i, n)
     val a = frame.first
     val b = frame.last
+    if (after != null) writeWithAfter(a, b, n, out)
+    else writeFrame(a, b, out)
+  }
+
+  private def writeFrame(a: Int, b: Int, out: InternalRow): Unit = {
     if (end <= b) {
       partial.addRange(end, b + 1)
       end = b + 1
@@ -62,12 +77,25 @@ final class TwoStacks(frame: FrameLocator, partial: AggregateOps, exact: Option[
     if (!written) inOrder.get.write(a, b, out)
   }
 
+  /** Row a's frame, rows `a .. n - 1`, followed by the rows after the partition. */
+  private def writeWithAfter(a: Int, b: Int, n: Int, out: InternalRow): Unit = {
+    if (b != n - 1) throw new IllegalStateException(s"a frame ending at row $b of $n is seeded " +
+      "with the rows after the partition")
+    if (frontLast < 0) {
+      first = a
+      end = n
+      moveBackToFront()
+    }
+    if (!partial.writeMerged(a, out)) throw new IllegalStateException("fastwindow: a frame " +
+      "seeded with the rows after its range comes near its aggregate's overflow limit")
+  }
+
   private def moveBackToFront(): Unit = {
     partial.growSlots(end)
     partial.foldSuffix(first, end)
     frontLast = end - 1
     if (end < first) end = first
-    partial.reset()
+    if (after != null) partial.seed(after) else partial.reset()
   }
 
   override def shift(d: Int): Unit = {

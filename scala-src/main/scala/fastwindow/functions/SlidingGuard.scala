@@ -96,19 +96,42 @@ object SlidingGuard {
   private def sumOfAbs(agg: DeclarativeAggregate): Expression =
     agg.children.map(x => Abs(Cast(x, DoubleType)): Expression).reduce(Add(_, _))
 
-  /** The request the stacks combine for `agg` (its rule's guard), and whether it carries one. */
+  /**
+   * The aggregates the stacks combine for `agg`, side by side in one buffer: `agg` itself, or its
+   * guard's non-failing copy followed by the sum of |x| the guard watches (a LEGACY double sum),
+   * with that guard. (A range of a window spread over tasks is seeded with their state.)
+   */
+  def combined(agg: DeclarativeAggregate): (Seq[DeclarativeAggregate], Option[Guard]) =
+    guarded(agg) match {
+      case None => (Seq(agg), None)
+      case Some(g) =>
+        (Seq(g.partial, ArithmeticShim.sum(Abs(Cast(g.watched, DoubleType)), EvalMode.LEGACY)),
+          Some(g))
+    }
+
+  /** The request the stacks combine for `agg` ([[combined]]), and whether it carries a guard. */
   def partial(agg: DeclarativeAggregate, columns: Seq[AttributeReference], ordinal: Int)
       : AggregateRequest = {
-    def plain = AggregateRequest(BoundAggregate.of(Seq(agg), columns), agg.dataType, ordinal)
-    agg match {
-      // FILTER only decides which rows update the buffer: the guard is the aggregate's own, and
-      // the unfiltered sum of |x| bounds the filtered one.
-      case FilteredAggregate(inner, filter) =>
-        guardOf(inner).fold(plain) { g =>
-          checked(g.copy(partial = FilteredAggregate(g.partial, filter)), columns, ordinal)
-        }
-      case other => guardOf(other).fold(plain)(checked(_, columns, ordinal))
+    val (aggs, guard) = combined(agg)
+    val buffer = BoundAggregate.of(aggs, columns)
+    guard match {
+      case None => AggregateRequest(buffer, agg.dataType, ordinal)
+      case Some(g) =>
+        val nearLimit = GreaterThanOrEqual(
+          Coalesce(Seq(aggs.last.evaluateExpression, Literal(0.0))), Literal(g.safeMagnitude))
+        AggregateRequest(buffer, g.partial.dataType, ordinal,
+          Some(BindReferences.bindReference(nearLimit, buffer.bufferAttributes)))
     }
+  }
+
+  /**
+   * The guard of `agg`, if any. FILTER only decides which rows update the buffer: the guard is
+   * the aggregate's own, and the unfiltered sum of |x| bounds the filtered one.
+   */
+  private def guarded(agg: DeclarativeAggregate): Option[Guard] = agg match {
+    case FilteredAggregate(inner, filter) =>
+      guardOf(inner).map(g => g.copy(partial = FilteredAggregate(g.partial, filter)))
+    case other => guardOf(other)
   }
 
   /** Whether some frames of `agg` are recomputed row by row (see above). */
@@ -147,14 +170,4 @@ object SlidingGuard {
    * 2^1023), so no order overflows or underflows where another does not.
    */
   private val ProductSafeLogMagnitude = 600.0
-
-  private def checked(
-      guard: Guard, columns: Seq[AttributeReference], ordinal: Int): AggregateRequest = {
-    val magnitude = ArithmeticShim.sum(Abs(Cast(guard.watched, DoubleType)), EvalMode.LEGACY)
-    val partial = BoundAggregate.of(Seq(guard.partial, magnitude), columns)
-    val nearLimit = GreaterThanOrEqual(
-      Coalesce(Seq(magnitude.evaluateExpression, Literal(0.0))), Literal(guard.safeMagnitude))
-    AggregateRequest(partial, guard.partial.dataType, ordinal,
-      Some(BindReferences.bindReference(nearLimit, partial.bufferAttributes)))
-  }
 }

@@ -65,9 +65,12 @@ object AggregateKernel {
   /**
    * Sliding ROWS and RANGE frames: O(n) whatever their width by the two stacks
    * (`fastwindow.frames.TwoStacks`), or folded in Spark's order (`fastwindow.frames.InSparkOrder`).
+   * Seeded (a range of a window spread over tasks), a frame shrinking to the range's end is
+   * followed by the seed: the state of the rows of the ranges after it.
    */
   final class Sliding(stacks: SlidingAggregate) extends Kernel {
     override def startPartition(): Unit = stacks.reset()
+    override def seed(state: InternalRow): Unit = stacks.seedAfter(state)
     override def write(i: Int, n: Int, out: InternalRow): Unit =
       stacks.write(i, n, out)
     override def shift(d: Int): Unit = stacks.shift(d)

@@ -38,6 +38,19 @@ sealed abstract class FrameShape(val sql: String) extends Serializable {
         _: FrameShape.SlidingRows => None
   }
 
+  /**
+   * From the current row (ROWS) or its peer group (RANGE) to the partition's end: a frame that
+   * never reaches before the current row's group and always reaches the partition's last row, so
+   * over a range of a window spread over tasks it is a suffix of the range followed by every row
+   * of the ranges after it.
+   */
+  def shrinksFromCurrentRow: Boolean = this match {
+    case FrameShape.SlidingRows(Some(0), None) => true
+    case FrameShape.SlidingRange(RangeEdge.CurrentRow, RangeEdge.Unbounded, _, _) => true
+    case FrameShape.WholePartition | FrameShape.RunningRows | FrameShape.RunningRange |
+        _: FrameShape.SlidingRows | _: FrameShape.SlidingRange => false
+  }
+
   /** Frames that slide with the current row (both edges move forward), see `TwoStacks`. */
   def isSliding: Boolean = this match {
     case _: FrameShape.SlidingRows | _: FrameShape.SlidingRange => true

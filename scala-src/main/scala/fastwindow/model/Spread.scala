@@ -118,7 +118,7 @@ object Spread {
    */
   case object Seeded extends Ranges {
     override def describe(skewedKeys: Boolean, ordered: Boolean): String =
-      if (ordered) s"${ranges(skewedKeys, ordered)}, each seeded with the rows before it"
+      if (ordered) s"${ranges(skewedKeys, ordered)}, each seeded with a summary of the other ranges"
       else s"${ranges(skewedKeys, ordered)}, each seeded with the aggregates of every row"
   }
 }

@@ -27,7 +27,10 @@ import fastwindow
  *  - **seeded**: its state runs from the first row and can start from the rows before the range:
  *    row_number and rank (a count), dense_rank (a count of peer groups), percent_rank, cume_dist
  *    and ntile (a count and the window's size), aggregates over running frames (the state of the
- *    rows before) or whole frames (the state of every row) whose partial states merge into
+ *    rows before), whole frames (the state of every row) or frames shrinking from the current
+ *    row to the end (the state of the rows after: `FrameShape.shrinksFromCurrentRow`; an
+ *    integral sum under ANSI there only while no sum of the window can overflow, checked at run
+ *    time, see `fastwindow.exec.acrosstasks.RangeSeeds`) whose partial states merge into
  *    exactly the state Spark's row loop reaches ([[OrderDependence.merge]]): free of the order
  *    (min and max of strings too: a state of one value, which Spark's projections copy);
  *    integral sums under ANSI, whose merge is checked (an overflow there moves the summary to
@@ -61,8 +64,16 @@ object AcrossTasksSupport {
   sealed trait Decision
   final case class OneTask(spread: Spread.OneTask) extends Decision
   final case class Split(halos: Option[Spread.Halos], seededToo: Boolean,
-      haloOutputs: Seq[Boolean])
-    extends Decision
+      haloOutputs: Seq[Boolean], seedsAfter: Boolean = false)
+    extends Decision {
+
+    /**
+     * Whether the ranges may still be evaluated in one task at run time (see
+     * `fastwindow.exec.acrosstasks.RangeSeeds`): RANGE frames that reach further than the
+     * summaries hold, or shrinking frames whose states after a range cannot be merged exactly.
+     */
+    def mayRunInOneTask: Boolean = halos.exists(_.reach.isDefined) || seedsAfter
+  }
 
   def decide(plan: WindowPlan, orderSpec: Seq[SortOrder], input: Seq[Attribute]): Decision = {
     val exactFloats = FastWindowConf.EXACT_FLOATS.get()
@@ -112,7 +123,11 @@ object AcrossTasksSupport {
             else if (nonNull.isEmpty) Some(Spread.Halos(before, after, reach = reach))
             else Some(Spread.Halos(0, 0, nonNullHalos(nonNull))),
             seededToo = haloOutputs.contains(false),
-            haloOutputs
+            haloOutputs,
+            seedsAfter = plan.functions.exists {
+              case a: AggregateSpec => a.frame.shrinksFromCurrentRow
+              case _ => false
+            }
           )
         }
     }
@@ -153,6 +168,9 @@ object AcrossTasksSupport {
     case a: AggregateSpec => a.frame match {
         case FrameShape.RunningRows | FrameShape.RunningRange | FrameShape.WholePartition =>
           mergeable(a.function, exactFloats)
+        // The state of the ranges after, merged on the right of each suffix of the range.
+        case shrinking if shrinking.shrinksFromCurrentRow && !a.inSparkOrder =>
+          mergeable(a.function, exactFloats)
         case other => bounded(other)
       }
     case n: NthValueSpec => n.frame match {
@@ -175,8 +193,8 @@ object AcrossTasksSupport {
       // Without a value offset (CURRENT ROW on both sides) the frame is the peers, in one range.
       Right(if (r.key.isEmpty) halo(0, 0) else Reach(r))
     case _ => Left("is not yet computed across tasks over this frame (supported: ROWS frames " +
-        "bounded on both sides, RANGE frames bounded on both sides, and running and whole " +
-        "frames of aggregates whose states merge)")
+        "bounded on both sides, RANGE frames bounded on both sides, and running, whole and " +
+        "shrinking frames from the current row of aggregates whose states merge)")
   }
 
   private def mergeable(agg: DeclarativeAggregate, exactFloats: Boolean): Either[String, Role] = {

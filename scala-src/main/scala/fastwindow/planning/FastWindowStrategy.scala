@@ -200,9 +200,9 @@ object FastWindowStrategy extends SparkStrategy {
       child.stats.sizeInBytes >= FastWindowConf.ACROSS_TASKS_SKEWED_KEYS_MIN_INPUT_SIZE.get()
     if (!taken) None
     else AcrossTasksSupport.decide(plan, exec.orderSpec, child.output) match {
-      // A range that a RANGE frame reaches beyond would run all ranges in one task, which the
-      // tasks of a skewed key's ranges, holding other keys' rows too, cannot.
-      case split: AcrossTasksSupport.Split if split.halos.forall(_.reach.isEmpty) =>
+      // Ranges that must run in one task at run time cannot: the tasks of a skewed key's ranges
+      // hold other keys' rows too.
+      case split: AcrossTasksSupport.Split if !split.mayRunInOneTask =>
         Some(acrossTasks(exec, split, window.output, child))
       case _ => None
     }
@@ -248,7 +248,7 @@ object FastWindowStrategy extends SparkStrategy {
    */
   private def acrossTasks(exec: FastWindowExec, split: AcrossTasksSupport.Split,
       output: Seq[Attribute], child: LogicalPlan): SparkPlan = split match {
-    case AcrossTasksSupport.Split(halos, seededToo, haloOutputs) =>
+    case AcrossTasksSupport.Split(halos, seededToo, haloOutputs, _) =>
       def node(halo: Boolean, spread: Spread, input: SparkPlan) = FastWindowExec(
         exec.windowExpression.zip(haloOutputs).collect { case (e, h) if h == halo => e },
         exec.partitionSpec, exec.orderSpec, input, spread)
@@ -292,7 +292,7 @@ object FastWindowStrategy extends SparkStrategy {
     val keysFirst = exec.partitionSpec.map(SortOrder(_, Ascending))
     val aggregates = seeded.toSeq
       .flatMap(RangedEvaluation.seededAggregates(_, Spread.Seeded))
-      .map(_.function)
+      .flatMap(_.aggregates)
     val countsPeerGroups = seeded.exists(RangedEvaluation.countsPeerGroups(_, Spread.Seeded))
     val shape = SummaryShape.of(
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),

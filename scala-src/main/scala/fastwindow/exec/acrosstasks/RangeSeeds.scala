@@ -1,7 +1,7 @@
 package fastwindow.exec.acrosstasks
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.catalyst.expressions.{BindReferences, UnsafeRow}
 
 /**
  * What the task of one range starts from: its own row count, the rows before it and in the whole
@@ -34,6 +34,14 @@ final case class RangeSeed(
   def ofRange: Boolean = windowRows > 0
 }
 
+/** Which rows a seeded function's state is of: those before its range, all, or those after. */
+sealed trait SeedRows
+object SeedRows {
+  case object Before extends SeedRows
+  case object All extends SeedRows
+  case object After extends SeedRows
+}
+
 /**
  * Combines the ranges' summaries, in range order, into each range's [[RangeSeed]] (on the driver:
  * the summaries are small, each a count, one state and at most the halo rows). The halo rows of
@@ -45,7 +53,10 @@ final case class RangeSeed(
  * States: the state before range i is the merge of the states of ranges 0 .. i-1, in order, by
  * the aggregates' merge expressions (those decided by a few rows, first/last/nth_value: the state
  * of the deciding rows of ranges 0 .. i-1); an aggregate over the whole frame (`whole(k)`) gets
- * the merge of all ranges' states. Merging integral sums under ANSI checks for overflow; when a
+ * the merge of all ranges' states, one over a frame shrinking from the current row the merge of
+ * the states of the ranges after (with a guard, `fastwindow.functions.SlidingGuard`, only where
+ * the sum of |x| of all rows shows that no order can overflow; else, or when these merges
+ * overflow, there are no seeds). Merging integral sums under ANSI checks for overflow; when a
  * range's fold or a merge overflows, a state fitting in a long may still be reached in Spark's
  * order (the sum of +max and -max), or Spark's loop may fail at some row: the states are then
  * computed by `foldInOrder` instead, range after range in the window's order (`foldInOrder(i,
@@ -58,8 +69,7 @@ object RangeSeeds {
       summaries: Array[RangeSummary],
       distinctValues: Option[Array[Long]],
       fold: Option[StateFold],
-      slots: Seq[Int],
-      whole: Seq[Boolean],
+      seeded: Seq[RangedEvaluation.SeededAggregate],
       numFunctions: Int,
       foldInOrder: (Int, InternalRow) => InternalRow,
       before: Int,
@@ -84,6 +94,16 @@ object RangeSeeds {
         merged.map(withDecidingRows(f, summaries, _))
           .getOrElse(inOrder(n, f.initialState, foldInOrder))
     }
+    // The states of the rows after each range, when a shrinking frame needs them.
+    val statesAfter: Array[InternalRow] =
+      if (!seeded.exists(_.rows == SeedRows.After)) null
+      else {
+        statesAfterRanges(fold.get, summaries)
+          .filter(after => farFromOverflow(fold.get, seeded, after(0))) match {
+          case Some(after) => after
+          case None => return None
+        }
+      }
     // The rows the halo functions read in the ranges before (after) a range (`ranges`: those
     // ranges, nearest first), in the window's order.
     def haloRows(ranges: () => Iterator[Int], isBefore: Boolean): Array[UnsafeRow] =
@@ -111,8 +131,13 @@ object RangeSeeds {
     val seeds = Array.tabulate(n) { i =>
       val states = new Array[InternalRow](numFunctions)
       if (statesBefore(i) != null) {
-        slots.zipWithIndex.foreach { case (slot, k) =>
-          states(slot) = fold.get.slice(statesBefore(if (whole(k)) n else i), k)
+        seeded.zip(firstAggregates(seeded)).foreach { case (s, k) =>
+          val state = s.rows match {
+            case SeedRows.Before => statesBefore(i)
+            case SeedRows.All => statesBefore(n)
+            case SeedRows.After => statesAfter(i + 1)
+          }
+          states(s.slot) = fold.get.slice(state, k, k + s.aggregates.length)
         }
       }
       for {
@@ -132,6 +157,47 @@ object RangeSeeds {
     }
     if (seeds.forall(_.isDefined)) Some(seeds.map(_.get)) else None
   }
+
+  /** Where each seeded function's aggregates start in the fold. */
+  private def firstAggregates(seeded: Seq[RangedEvaluation.SeededAggregate]): Seq[Int] =
+    seeded.map(_.aggregates.length).scanLeft(0)(_ + _)
+
+  /**
+   * The state of the rows after each range (`i + 1` for range i; 0: all rows), merged from the
+   * last range back: None where a range's fold or a merge overflowed (an integral sum under
+   * ANSI beside the shrinking frames: Spark's order decides where it fails).
+   */
+  private def statesAfterRanges(
+      f: StateFold, summaries: Array[RangeSummary]): Option[Array[InternalRow]] =
+    if (summaries.exists(_.overflowed)) None
+    else {
+      try {
+        val merged = summaries.map(_.state).scanRight(f.initialState)(f.merged)
+        if (f.decidedByRows.isEmpty) Some(merged)
+        else {
+          val none = Array.fill(f.decidedByRows.length)(Array.empty[UnsafeRow])
+          val rowsAfter =
+            summaries.map(_.deciding).scanRight(none)(DecidingRows.inOrder(f.decidedByRows))
+          Some(merged.zip(rowsAfter).map { case (state, rows) => f.withStatesOf(state, rows) })
+        }
+      } catch { case _: ArithmeticException => None }
+    }
+
+  /**
+   * Whether every guarded function's sum of |x| over all rows (`all`) is below half its guard's
+   * limit: then none of its frames comes near an overflow in any order, and frames that end with
+   * the rows after a range merge exactly as Spark's loop adds (see `TwoStacks`).
+   */
+  private def farFromOverflow(f: StateFold, seeded: Seq[RangedEvaluation.SeededAggregate],
+      all: InternalRow): Boolean =
+    seeded.zip(firstAggregates(seeded)).forall { case (s, k) =>
+      s.safeMagnitude.forall { safe =>
+        val magnitude = s.aggregates.last
+        val sum = BindReferences.bindReference(magnitude.evaluateExpression,
+          magnitude.aggBufferAttributes).eval(f.slice(all, k + s.aggregates.length - 1))
+        sum == null || sum.asInstanceOf[Double] < safe / 2
+      }
+    }
 
   /**
    * `merged` (the states before each range and of all) with the aggregates decided by rows

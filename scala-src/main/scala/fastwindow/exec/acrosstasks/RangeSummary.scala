@@ -145,10 +145,13 @@ final class StateFold(val aggregates: Seq[DeclarativeAggregate], input: Seq[Attr
     }
 
   /** Aggregate k's buffer within `state`. */
-  def slice(state: InternalRow, k: Int): InternalRow = {
+  def slice(state: InternalRow, k: Int): InternalRow = slice(state, k, k + 1)
+
+  /** The buffers of aggregates `k until until` within `state`, side by side. */
+  def slice(state: InternalRow, k: Int, until: Int): InternalRow = {
     val from = slices(k)
-    new GenericInternalRow(
-      Array.tabulate[Any](slices(k + 1) - from)(i => state.get(from + i, bufferTypes(from + i))))
+    new GenericInternalRow(Array.tabulate[Any](slices(until) - from)(i =>
+        state.get(from + i, bufferTypes(from + i))))
   }
 
   private def copyInto(from: InternalRow, to: SpecificInternalRow): Unit =

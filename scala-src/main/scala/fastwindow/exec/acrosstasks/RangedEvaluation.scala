@@ -11,7 +11,7 @@ import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.MapStage
 
-import fastwindow.functions.{AggregateSpec, NthValueSpec, RankingSpec}
+import fastwindow.functions.{AggregateSpec, NthValueSpec, RankingSpec, SlidingGuard}
 import fastwindow.model.{FrameShape, RankingKind, Spread, WindowPlan}
 
 /**
@@ -30,7 +30,8 @@ import fastwindow.model.{FrameShape, RankingKind, Spread, WindowPlan}
  *  3. **Evaluate**: each range's sorted rows with its seed, which reaches its task as the one
  *     element of the task's partition of a small RDD zipped with the input. When the seeds
  *     cannot be made (RANGE frames bounded by value offsets that reach further than the
- *     summaries' rows, see [[ReachedRows]]), the first task reads every range in order and
+ *     summaries' rows, see [[ReachedRows]]; shrinking frames whose states after a range cannot
+ *     be merged exactly, see [[RangeSeeds]]), the first task reads every range in order and
  *     evaluates the whole window, as Spark's one task does ([[InFirstTask]]).
  */
 object RangedEvaluation extends Logging {
@@ -94,8 +95,9 @@ object RangedEvaluation extends Logging {
       case Some(s) => seeded(partitionSpec, ranges, shuffled, input, evaluate, s)
       case None if partitionSpec.isEmpty =>
         logWarning("fastwindow: a window's RANGE frames reach more rows of the ranges around " +
-          "a range than spark.fastwindow.acrossTasks.maxHaloRows, or a key plus a frame's " +
-          "offset wraps around: its ranges are evaluated in one task, in order")
+          "a range than spark.fastwindow.acrossTasks.maxHaloRows, a key plus a frame's offset " +
+          "wraps around, or a shrinking frame's sum could overflow in some order: its ranges " +
+          "are evaluated in one task, in order")
         new InFirstTask(input).mapPartitions(rows => evaluate(rows, null))
       case None => throw SparkException.internalError(
           "fastwindow: a skewed key's ranges cannot be evaluated in one task")
@@ -139,7 +141,7 @@ object RangedEvaluation extends Logging {
       partitionSpec: Seq[Expression]): Option[Array[TaskSeeds]] = {
     val seeded = seededAggregates(plan, ranges)
     val fold =
-      if (seeded.isEmpty) None else Some(new StateFold(seeded.map(_.function), source.output))
+      if (seeded.isEmpty) None else Some(new StateFold(seeded.flatMap(_.aggregates), source.output))
     val halos = ranges match {
       case h: Spread.Halos => Some(h)
       case Spread.Seeded => None
@@ -194,8 +196,7 @@ object RangedEvaluation extends Logging {
           groupSummaries,
           distinct.map(_(g)),
           fold,
-          seeded.map(_.slot),
-          seeded.map(_.frame == FrameShape.WholePartition),
+          seeded,
           plan.functions.length,
           foldInOrder(g),
           halos.fold(0)(_.before),
@@ -213,7 +214,8 @@ object RangedEvaluation extends Logging {
     seedsFrom(summaries).orElse {
       // The map tasks keep fewer of a RANGE frame's rows than the cap when there are many of
       // them (see RangeSplitExec): each task's own summary, read again, keeps up to the cap.
-      val keptFewer = fromMaps.isDefined && !summaries.exists(_.exists(_.wraps))
+      val keptFewer =
+        shape.reach.isDefined && fromMaps.isDefined && !summaries.exists(_.exists(_.wraps))
       if (keptFewer) seedsFrom(readAgain()) else None
     }
   }
@@ -249,26 +251,37 @@ object RangedEvaluation extends Logging {
       }
     }
 
-  /** A seeded function of a window: its slot, its aggregate and its frame. */
-  final case class SeededAggregate(slot: Int, function: DeclarativeAggregate, frame: FrameShape)
+  /**
+   * A seeded function of a window: its slot, the aggregates whose buffers its kernel holds side
+   * by side (its own; over a shrinking frame what the two stacks combine,
+   * `SlidingGuard.combined`), whose rows its seed is the state of, and with a guard the sum of
+   * |x| below which none of its frames can come near an overflow.
+   */
+  final case class SeededAggregate(slot: Int, aggregates: Seq[DeclarativeAggregate],
+      rows: SeedRows, safeMagnitude: Option[Double] = None)
 
   /**
-   * The seeded functions of `plan` (aggregates and nth_value over running or whole frames), when
-   * `ranges` seeds them.
+   * The seeded functions of `plan` (aggregates and nth_value over running or whole frames,
+   * aggregates over frames shrinking from the current row), when `ranges` seeds them.
    */
   def seededAggregates(plan: WindowPlan, ranges: Spread.Ranges): Seq[SeededAggregate] =
     ranges match {
       case Spread.Seeded => plan.functions.zipWithIndex.collect {
-          case (a: AggregateSpec, k) if SeededFrames.contains(a.frame) =>
-            SeededAggregate(k, a.function, a.frame)
-          case (n: NthValueSpec, k) if SeededFrames.contains(n.frame) =>
-            SeededAggregate(k, n.function, n.frame)
+          case (a: AggregateSpec, k) if a.frame.shrinksFromCurrentRow =>
+            val (aggregates, guard) = SlidingGuard.combined(a.function)
+            SeededAggregate(k, aggregates, SeedRows.After, guard.map(_.safeMagnitude))
+          case (a: AggregateSpec, k) if seedRows.isDefinedAt(a.frame) =>
+            SeededAggregate(k, Seq(a.function), seedRows(a.frame))
+          case (n: NthValueSpec, k) if seedRows.isDefinedAt(n.frame) =>
+            SeededAggregate(k, Seq(n.function), seedRows(n.frame))
         }
       case _: Spread.Halos => Nil
     }
 
-  private val SeededFrames: Set[FrameShape] =
-    Set(FrameShape.RunningRows, FrameShape.RunningRange, FrameShape.WholePartition)
+  private val seedRows: PartialFunction[FrameShape, SeedRows] = {
+    case FrameShape.RunningRows | FrameShape.RunningRange => SeedRows.Before
+    case FrameShape.WholePartition => SeedRows.All
+  }
 
   /** Whether a range of `plan` starts from the peer groups before it (dense_rank). */
   def countsPeerGroups(plan: WindowPlan, ranges: Spread.Ranges): Boolean =
