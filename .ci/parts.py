@@ -46,7 +46,8 @@ OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
 #: file counts as SHARD_DEFAULT.
 FILE_SECONDS: Dict[str, float] = {
-    'test_across_tasks.py': 155, 'test_across_tasks_inputs.py': 90, 'test_aggregates.py': 77,
+    'test_across_tasks.py': 165, 'test_across_tasks_inputs.py': 90,
+    'test_across_tasks_shrinking.py': 15, 'test_aggregates.py': 77,
     'test_approx.py': 148,
     'test_bench_smoke.py': 70, 'test_build_backend.py': 31, 'test_collations.py': 11,
     'test_comoments.py': 66, 'test_counter_diff.py': 12, 'test_distinct.py': 140,
