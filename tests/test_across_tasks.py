@@ -317,16 +317,16 @@ def test_one_task_when_a_function_cannot_spread(series, spark):
     assert any("in one task: min" in (r.note or "") for r in fast.reports), fast.reports
 
 
-@SPREADING
-def test_ignore_nulls_beside_other_halo_functions_in_one_task(series, spark):
-    """lag/lead IGNORE NULLS read the nearest rows with a value; a lag without it reads the rows
-    next to its range: one operator cannot be handed both, so the window stays in one task."""
-    query = "select id, lag(x) ignore nulls over w a, lag(v) over w b from series window w as (order by o)"
-    with session_confs(spark, {ACROSS_TASKS: "true"}):
-        fast = run(spark, query, fastwindow_on=True)
-        assert_same_as_spark(spark, query)
-    assert any("in one task: lag/lead IGNORE NULLS" in (r.note or "") for r in fast.reports), \
-        fast.reports
+@pytest.mark.parametrize("others", [
+    "lag(v, 3) over w b, sum(v) over (order by o rows between 4 preceding and 1 following) c",
+    "max(v) over (order by o range between 30 preceding and 20 following) b, lead(n) over w c",
+], ids=["counted", "reached-by-value"])
+def test_ignore_nulls_beside_other_halo_functions(series, spark, others):
+    """lag/lead IGNORE NULLS read the nearest rows with a value, however far; the others the rows
+    next to the range: each range reads both (NULL runs longer than a range included)."""
+    _spread(spark, f"""select id, lag(case when o < 50 or o % 300 = 0 then x end) ignore nulls
+                       over w a, lead(n, 2) ignore nulls over w d, {others} from series
+                       window w as (order by o)""", 7)
 
 
 @SPREADING

@@ -318,7 +318,7 @@ object FastWindowConf {
       "seeded with what comes before it. Taken when every function is row_number, rank, " +
       "dense_rank (whose ranges' distinct ORDER BY values the map tasks count when the rows " +
       "reach them in that order, else a second read of the shuffle's output), percent_rank, cume_dist, ntile, lag/lead, a sum, average, " +
-      "count, min/max or bit aggregate over a running or whole frame whose partial states " +
+      "count, min/max or bit aggregate over a running, whole or shrinking frame whose partial states " +
       "merge, or a function over a ROWS " +
       "frame bounded on both sides or a RANGE frame bounded on both sides by value offsets or " +
       "CURRENT ROW (see spark.fastwindow.acrossTasks.maxHaloRows); otherwise, " +

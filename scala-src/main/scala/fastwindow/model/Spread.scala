@@ -66,16 +66,15 @@ object Spread {
       val reached = reach.map(r =>
         s"the rows its RANGE frames reach around each range (up to ${r.rows} at each end, " +
           "else the ranges run in one task)")
-      if (nonNull.isEmpty) {
-        val reads = (counted ++ reached).mkString(" and ")
-        s"${ranges(skewedKeys, ordered)}, reading " +
-          (if (reads.isEmpty) "no rows of the ranges around each range" else reads)
-      } else {
-        val reads = nonNull.map(h =>
-          s"${h.before} before and ${h.after} after with a value of " +
-            h.input.sql).mkString(", ")
-        s"${ranges(skewedKeys, ordered)}, reading the nearest rows $reads each range"
+      val withValues = if (nonNull.isEmpty) None
+      else {
+        Some("the nearest rows " + nonNull.map(h =>
+          s"${h.before} before and ${h.after} after with a value of ${h.input.sql}")
+          .mkString(", ") + " each range")
       }
+      val reads = (counted ++ reached ++ withValues).mkString(" and ")
+      s"${ranges(skewedKeys, ordered)}, reading " +
+        (if (reads.isEmpty) "no rows of the ranges around each range" else reads)
     }
 
     /**
@@ -106,7 +105,9 @@ object Spread {
    * lag/lead IGNORE NULLS of `input`: each task reads the `before` last rows before its range
    * whose `input` is not null, however far back (all NULLs between), and the `after` first ones
    * after it. Only the non-null rows of a neighbour count for such functions, so those rows
-   * stand for every row before (after) the range; no other halo function shares the operator.
+   * stand for every row before (after) the range. Beside rows counted or reached by value, the
+   * task reads both, in the window's order: the others only reach the rows next to the range,
+   * all of which it has.
    */
   final case class NonNullHalo(input: Expression, before: Int, after: Int)
 

@@ -20,7 +20,7 @@ import fastwindow
  *  - **halo**: its result for a row reads only rows a bounded distance away (lag/lead, any
  *    function over a ROWS frame bounded on both sides), so a task needs only that many rows of
  *    its neighbours' ranges; with IGNORE NULLS, that many rows with a value, however far away
- *    (not beside the others: see `Spread.NonNullHalo`); over a RANGE frame bounded by value
+ *    (see `Spread.NonNullHalo`); over a RANGE frame bounded by value
  *    offsets, the rows whose keys its edges reach (`Spread.ValueReach`: how many is known only
  *    at run time, when a range that needs more than the summaries hold makes the ranges run in
  *    one task);
@@ -93,15 +93,14 @@ object AcrossTasksSupport {
         val role = roles.map(_.toOption.get)
         val halos = role.collect { case h: Halo => h }
         val reached = role.collect { case Reach(frame) => frame }
-        val (nonNull, contiguous) = halos.partition(_.nonNullOf.isDefined)
-        val before = halos.map(_.before).foldLeft(0)(math.max)
-        val after = halos.map(_.after).foldLeft(0)(math.max)
+        val (nonNull, counted) = halos.partition(_.nonNullOf.isDefined)
+        val widest = halos.map(h => math.max(h.before, h.after)).foldLeft(0)(math.max)
         // Each output reads one function (a slot reference, maybe wrapped in a cast).
         val outputRoles = plan.outputs.map(_.collect { case b: BoundReference => role(b.ordinal) })
         val unorderable =
           if (halos.isEmpty && reached.isEmpty) None else RangeOrder.unorderable(input)
-        if (math.max(before, after) > maxHalo) {
-          OneTask(Spread.OneTask(s"it reads ${math.max(before, after)} rows around each row, " +
+        if (widest > maxHalo) {
+          OneTask(Spread.OneTask(s"it reads $widest rows around each row, " +
               s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))
         } else if (unorderable.isDefined) {
           OneTask(
@@ -109,19 +108,16 @@ object AcrossTasksSupport {
               "which has no order to hand rows with equal ORDER BY keys on to the next range by"))
         } else if (outputRoles.exists(rs => rs.distinct.size > 1 && rs.exists(_ == Seeded))) {
           OneTask(Spread.OneTask("an output combines functions of both kinds"))
-        } else if (nonNull.nonEmpty && (contiguous.nonEmpty || reached.nonEmpty)) {
-          OneTask(Spread.OneTask("lag/lead IGNORE NULLS read the nearest rows with a value, " +
-              "which are spread over tasks only beside functions that read no neighbouring rows " +
-              "(not beside lag/lead without IGNORE NULLS, ROWS frames bounded on both sides or " +
-              "RANGE frames with offsets)"))
         } else {
           val haloOutputs = outputRoles.map(_.exists(_ != Seeded))
           val reach =
             if (reached.isEmpty) None else Some(Spread.ValueReach(reached.distinct, maxHalo))
           Split(
             if (halos.isEmpty && reach.isEmpty) None
-            else if (nonNull.isEmpty) Some(Spread.Halos(before, after, reach = reach))
-            else Some(Spread.Halos(0, 0, nonNullHalos(nonNull))),
+            else {
+              Some(Spread.Halos(counted.map(_.before).foldLeft(0)(math.max),
+                  counted.map(_.after).foldLeft(0)(math.max), nonNullHalos(nonNull), reach))
+            },
             seededToo = haloOutputs.contains(false),
             haloOutputs,
             seedsAfter = plan.functions.exists {

@@ -84,8 +84,7 @@ object DecidingRows {
   }
 
   /** Sorted lists of rows merged, each distinct row as many times as the list holding most. */
-  private def union(
-      lists: Seq[Array[UnsafeRow]], ordering: Ordering[InternalRow]): Array[UnsafeRow] =
+  def union(lists: Seq[Array[UnsafeRow]], ordering: Ordering[InternalRow]): Array[UnsafeRow] =
     if (lists.size <= 1) lists.headOption.getOrElse(Array.empty[UnsafeRow])
     else {
       val tagged = lists.zipWithIndex.flatMap { case (rows, l) => rows.map(_ -> l) }

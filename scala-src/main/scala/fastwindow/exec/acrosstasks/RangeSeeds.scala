@@ -45,7 +45,8 @@ object SeedRows {
 /**
  * Combines the ranges' summaries, in range order, into each range's [[RangeSeed]] (on the driver:
  * the summaries are small, each a count, one state and at most the halo rows). The halo rows of
- * lag/lead IGNORE NULLS (`nonNull`, ordered by `ordering`) are the nearest rows with a value.
+ * lag/lead IGNORE NULLS (`nonNull`, ordered by `ordering`) are the nearest rows with a value,
+ * joined to the rows next to the range that the other halo functions read.
  * RANGE frames bounded by value offsets (`reach`) add the rows their edges reach; when the
  * summaries do not hold them all, or a key plus an offset wraps around, there are no seeds
  * (None): the ranges must be evaluated in one task.
@@ -105,12 +106,19 @@ object RangeSeeds {
         }
       }
     // The rows the halo functions read in the ranges before (after) a range (`ranges`: those
-    // ranges, nearest first), in the window's order.
-    def haloRows(ranges: () => Iterator[Int], isBefore: Boolean): Array[UnsafeRow] =
-      if (nonNull.nonEmpty) {
-        DecidingRows.nearest(() => ranges().map(summaries(_).nonNull), nonNull, isBefore, ordering)
-      } else if (isBefore) halo(ranges().map(summaries(_).last), before, fromEnd = true)
+    // ranges, nearest first), in the window's order: those next to it, counted, and with
+    // lag/lead IGNORE NULLS the nearest with a value, both (a row kept by both once).
+    def counted(ranges: () => Iterator[Int], isBefore: Boolean): Array[UnsafeRow] =
+      if (isBefore) halo(ranges().map(summaries(_).last), before, fromEnd = true)
       else halo(ranges().map(summaries(_).first), after, fromEnd = false)
+    def withValues(ranges: () => Iterator[Int], isBefore: Boolean,
+        next: Array[UnsafeRow]): Array[UnsafeRow] =
+      if (nonNull.isEmpty) next
+      else {
+        DecidingRows.union(Seq(next,
+            DecidingRows.nearest(() => ranges().map(summaries(_).nonNull),
+              nonNull, isBefore, ordering)), ordering)
+      }
     // With RANGE frames bounded by value offsets, the longer of the rows they reach and the halo
     // rows counted (both end, or start, at the range).
     def withReached(
@@ -140,19 +148,19 @@ object RangeSeeds {
           states(s.slot) = fold.get.slice(state, k, k + s.aggregates.length)
         }
       }
+      val rangesBefore = () => (i - 1 to 0 by -1).iterator
+      val rangesAfter = () => (i + 1 until n).iterator
       for {
-        haloBefore <- withReached(i, haloRows(() => (i - 1 to 0 by -1).iterator, isBefore = true),
-          isBefore = true)
-        haloAfter <- withReached(i, haloRows(() => (i + 1 until n).iterator, isBefore = false),
-          isBefore = false)
+        nextBefore <- withReached(i, counted(rangesBefore, isBefore = true), isBefore = true)
+        nextAfter <- withReached(i, counted(rangesAfter, isBefore = false), isBefore = false)
       } yield RangeSeed(
         summaries(i).rows,
         rowsBefore(i),
         rowsBefore(n),
         groupsBefore(i),
         states,
-        haloBefore,
-        haloAfter
+        withValues(rangesBefore, isBefore = true, nextBefore),
+        withValues(rangesAfter, isBefore = false, nextAfter)
       )
     }
     if (seeds.forall(_.isDefined)) Some(seeds.map(_.get)) else None
