@@ -20,9 +20,12 @@ def test_shuffle_only_reads_the_query_columns_and_shuffles_by_its_key():
         "SELECT p, o, ts FROM t DISTRIBUTE BY p"
     assert bench.shuffle_only_sql(workloads["mixed"], keyed, "t") == \
         "SELECT p, o, x, d FROM t DISTRIBUTE BY p"
-    # A top-k's partial limit runs before the shuffle; no PARTITION BY: no key to shuffle by.
+    # A top-k's partial limit runs before the shuffle; OVER (): no key to shuffle by.
     assert bench.shuffle_only_sql(workloads["top3_rank"], keyed, "t") is None
-    assert bench.shuffle_only_sql(workloads["row_number"], single, "t") is None
+    assert bench.shuffle_only_sql(workloads["whole_avg_max"], single, "t") is None
+    # No PARTITION BY: the rows sorted by the window's ORDER BY (a range shuffle, each range sorted).
+    assert bench.shuffle_only_sql(workloads["row_number"], single, "t") == \
+        "SELECT p, o FROM t ORDER BY o"
 
 
 def test_bench_times_both_modes_and_writes_agreeing_results(tmp_path):

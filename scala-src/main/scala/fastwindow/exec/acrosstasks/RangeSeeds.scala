@@ -53,7 +53,7 @@ object SeedRows {
  *
  * States: the state before range i is the merge of the states of ranges 0 .. i-1, in order, by
  * the aggregates' merge expressions (those decided by a few rows, first/last/nth_value: the state
- * of the deciding rows of ranges 0 .. i-1); an aggregate over the whole frame (`whole(k)`) gets
+ * of the deciding rows of ranges 0 .. i-1); an aggregate over the whole frame (`SeedRows.All`) gets
  * the merge of all ranges' states, one over a frame shrinking from the current row the merge of
  * the states of the ranges after (with a guard, `fastwindow.functions.SlidingGuard`, only where
  * the sum of |x| of all rows shows that no order can overflow; else, or when these merges
