@@ -88,3 +88,17 @@ def test_ranges_even_over_files(spark, tmp_path, order, where):
         total = spark.sql(f"select count(*) from parquet.`{path}` {where}").collect()[0][0]
     assert sum(counts) == total and len(counts) == 8, counts
     assert max(counts) <= 1.3 * total / 8, counts
+
+
+@SPREADING
+def test_ignore_nulls_beside_counted_halos_over_rows_equal_in_every_column(spark):
+    """Every row twice, equal in every column: a range reads the rows next to it and the nearest
+    with a value, each kept by the summaries on its own; a row both keep must come as many times
+    as it is there, not once more or less (lag's rows and the IGNORE NULLS values agree)."""
+    spark.sql("""
+        create or replace temporary view twice as
+        select id % 500 as o, case when id % 500 % 3 > 0 then id % 500 end as x
+        from range(0, 1000, 1, 2)""")
+    _spread(spark, """select o, x, lag(x, 3) ignore nulls over w a, lag(x, 2) over w b,
+                      lead(x, 2) ignore nulls over w c, lead(o) over w d
+                      from twice window w as (order by o)""", 7)
