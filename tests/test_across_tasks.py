@@ -127,7 +127,7 @@ HALO = [
     "sum(v) over (order by o rows between 5 preceding and 2 following)",
     "max(x) over (order by o rows between 30 preceding and 30 following)",
     "percentile(v, 0.5) over (order by o rows between 3 preceding and 3 following)",
-    # IGNORE NULLS: the nearest rows with a value, however far (an operator of their own kind)
+    # IGNORE NULLS: the nearest rows with a value, however far
     "lag(x) ignore nulls over (order by o)",
     "lead(n, 2, -1) ignore nulls over (order by o desc)",
     "lag(n, 3) ignore nulls over (order by o) + lead(x, 1) ignore nulls over (order by o)",
@@ -143,6 +143,10 @@ HALO = [
     "avg(v) over (order by timestamp_seconds(o * 37) range between interval 10 minutes preceding"
     " and current row)",
     "count(*) over (order by k range between current row and current row)",   # peers only
+    # nth_value from the current row to the end: its n-th row after (with a value)
+    "nth_value(x, 3) over (order by k range between current row and unbounded following)",
+    "nth_value(case when o % 400 = 7 then x end, 2) ignore nulls over (order by o desc rows "
+    "between current row and unbounded following)",
 ]
 
 

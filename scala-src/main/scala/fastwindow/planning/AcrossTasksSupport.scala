@@ -175,6 +175,12 @@ object AcrossTasksSupport {
           if (n.offset > maxHalo) Left(s"keeps the first ${n.offset} rows of each range, more " +
             s"than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)")
           else Right(Seeded)
+        // The n-th row from the current row (its peer group's first): at most n - 1 rows after
+        // it, or with IGNORE NULLS the n-th with a value, however far.
+        case shrinking if shrinking.shrinksFromCurrentRow =>
+          if (n.function.ignoreNulls) {
+            Right(Halo(0, n.offset, nonNullOf = Some(n.function.input)))
+          } else Right(halo(0, n.offset - 1))
         case other => bounded(other)
       }
     case b: BufferedFrameFunction => bounded(b.frame)
