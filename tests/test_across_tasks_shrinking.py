@@ -34,9 +34,9 @@ def swings(spark_session):
     return spark_session
 
 
-@pytest.mark.parametrize("ansi,ranges", [(True, 1), (False, 3)])
-@pytest.mark.parametrize("beside", ["", ", sum(v) over (order by o) r"],
-                         ids=["alone", "beside-a-running-sum"])
+@pytest.mark.parametrize("ansi,ranges,beside", [
+    (True, 1, ""), (True, 1, ", sum(v) over (order by o) r"), (False, 3, "")],
+    ids=["ansi", "ansi-beside-a-running-sum", "legacy"])
 @SPREADING
 def test_sums_near_overflow_run_in_one_task(swings, spark, ansi, ranges, beside):
     """Under ANSI the shrinking sums could overflow in another order than Spark's (alone: the
