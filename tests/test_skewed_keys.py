@@ -77,6 +77,10 @@ FUNCTIONS = {
     "seeded-desc": """row_number() over w rn, ntile(7) over w nt, max(v) over w mx,
                       avg(v) over w a, last(case when id % 97 = 3 then v end, true) over w fill
                       from skewed window w as (partition by k order by x desc nulls last, id)""",
+    # the states of the rows after a range, per key (what remains from each row to the key's end)
+    "seeded-shrinking": """count(x) over r c, max(v) over r mx, min(o) over r mn, avg(v) over r a
+                           from skewed window r as (partition by k order by o
+                                                    range between current row and unbounded following)""",
     "halo": """lag(v) over w l, lead(x, 3, -1.0) over w ld, lag(v, 40) over w l40,
                sum(v) over (partition by k order by o desc, id
                             rows between 5 preceding and 2 following) ms,
@@ -175,10 +179,10 @@ def test_skewed_sums_that_overflow_in_a_range_but_not_in_order(spark_session, sp
        (select id, k, v, row_number() over (partition by k order by o, id) rn from skewed)""",
     # functions a window without PARTITION BY keeps in one task
     "select id, min(x) over (partition by k order by o) f from skewed",
-    # its ranges may have to run in one task at run time (a sum near overflow), which a skewed
-    # key's ranges, sharing their tasks with other keys, cannot
-    "select id, sum(v) over (partition by k order by o rows between current row and unbounded "
-    "following) s from skewed",
+    # its ranges may have to run in one task at run time (a guarded sum near overflow), which a
+    # skewed key's ranges, sharing their tasks with other keys, cannot
+    "select id, sum(cast(v as decimal(12, 0))) over (partition by k order by o rows between "
+    "current row and unbounded following) s from skewed",
 ], ids=["shares-partition-by", "min-of-doubles", "shrinking"])
 @SPREADING
 def test_not_split(skewed, spark, query):

@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.{DecimalType, LongType}
 import fastwindow.config.FastWindowConf
 import fastwindow.exec.acrosstasks.{RangeOrder, StateFold}
 import fastwindow
-  .functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec}
+  .functions.{AggregateFamily, AggregateSpec, NthValueSpec, OffsetSpec, OrderDependence, RankingSpec, SlidingGuard}
 import fastwindow
   .model.{BufferedFrameFunction, FilteredAggregate, FrameShape, FunctionSpec, RangeEdge, Spread, WindowPlan}
 
@@ -64,15 +64,16 @@ object AcrossTasksSupport {
   sealed trait Decision
   final case class OneTask(spread: Spread.OneTask) extends Decision
   final case class Split(halos: Option[Spread.Halos], seededToo: Boolean,
-      haloOutputs: Seq[Boolean], seedsAfter: Boolean = false)
+      haloOutputs: Seq[Boolean], seedsAfterMayOverflow: Boolean = false)
     extends Decision {
 
     /**
      * Whether the ranges may still be evaluated in one task at run time (see
      * `fastwindow.exec.acrosstasks.RangeSeeds`): RANGE frames that reach further than the
-     * summaries hold, or shrinking frames whose states after a range cannot be merged exactly.
+     * summaries hold, or shrinking frames whose states after a range cannot be merged exactly
+     * (`seedsAfterMayOverflow`).
      */
-    def mayRunInOneTask: Boolean = halos.exists(_.reach.isDefined) || seedsAfter
+    def mayRunInOneTask: Boolean = halos.exists(_.reach.isDefined) || seedsAfterMayOverflow
   }
 
   def decide(plan: WindowPlan, orderSpec: Seq[SortOrder], input: Seq[Attribute]): Decision = {
@@ -120,13 +121,23 @@ object AcrossTasksSupport {
             },
             seededToo = haloOutputs.contains(false),
             haloOutputs,
-            seedsAfter = plan.functions.exists {
-              case a: AggregateSpec => a.frame.shrinksFromCurrentRow
-              case _ => false
-            }
+            seedsAfterMayOverflow = seedsAfterMayOverflow(plan)
           )
         }
     }
+  }
+
+  /**
+   * Whether the states of the rows after each range may fail to merge exactly: a frame shrinks
+   * from the current row, and an aggregate of the window is guarded ([[SlidingGuard]]: integral
+   * sums under ANSI, decimal sums and averages), whose sums may overflow in the ranges' order
+   * where Spark's loop does not (see `fastwindow.exec.acrosstasks.RangeSeeds`). Counts, min/max,
+   * first/last and LEGACY or floating sums over shrinking frames always merge.
+   */
+  private def seedsAfterMayOverflow(plan: WindowPlan): Boolean = {
+    val aggregates = plan.functions.collect { case a: AggregateSpec => a }
+    aggregates.exists(_.frame.shrinksFromCurrentRow) &&
+    aggregates.exists(a => SlidingGuard.isGuarded(a.function))
   }
 
   /**
