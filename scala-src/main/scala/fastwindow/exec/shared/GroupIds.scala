@@ -91,10 +91,10 @@ object GroupIds {
   }
 
   /**
-   * One integral key: its value in an open-addressing table of primitive arrays (Fibonacci
-   * hashing, linear probing, at most half full), NULL apart. A lookup reads two arrays, where a
-   * map of key rows follows a node, a row and its bytes: with 10^5 groups and more, the cache
-   * misses of the latter dominated the whole top-k.
+   * One integral key: its value in an open-addressing table of primitive arrays (blocks of
+   * consecutive values placed by Fibonacci hashing, linear probing, at most half full), NULL
+   * apart. A lookup reads two arrays, where a map of key rows follows a node, a row and its
+   * bytes: with 10^5 groups and more, the cache misses of the latter dominated the whole top-k.
    */
   private[shared] final class SingleIntegralKey(width: Int) extends GroupIds {
     private var bits = 10
