@@ -12,7 +12,9 @@ of one run per system — and the suite reports the median with min and max. Two
 With ``--systems ...,shuffle_only`` (end-to-end mode) a reference runs too: the columns the query
 reads, shuffled by its PARTITION BY key into the same sink, without the window. Every plan that
 shuffles every row pays at least that, so Spark's time over it (the **ceiling**) is the most any
-window operator running after the shuffle could gain on this machine.
+window operator running after the shuffle could gain on this machine. For a top-k, whose partial
+limit runs before the shuffle, the reference is the columns read alone (no shuffle), so its
+ceiling is the most any plan of the query could gain here.
 
 DuckDB (when installed) runs the same SQL over a table loaded from the same Parquet files, so its
 time includes its own sort: it is a single-node reference, not a like-for-like operator timing.
@@ -70,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "fastwindow_exact (spark.fastwindow.exactFloats on), fastwindow_sorted "
                         "(spark.fastwindow.groupSort.enabled off), spark, "
                         "spark_segtree, duckdb, shuffle_only (end to end: the input shuffled "
-                        "by the window's key without the window, Spark's ceiling)")
+                        "by the window's key without the window, or for a top-k read alone: "
+                        "Spark's ceiling)")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per system (median reported)")
     p.add_argument("--max-seconds", type=float, default=60.0,
                    help="a Spark run taking longer is cancelled and reported as such; a warm-up "

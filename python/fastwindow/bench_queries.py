@@ -44,16 +44,18 @@ def shuffle_only_sql(workload: Workload, shape: Shape, table: str) -> Optional[s
     key (as Spark's plan shuffles them) into the same sink. Without PARTITION BY, those columns
     sorted by the window's ORDER BY (a range shuffle and a sort of each range: what a window
     spread over tasks does at least, and a one-task plan's shuffle and sort with the sort on
-    every core). None where the plan does not shuffle every row so: a window without ORDER BY
-    (``OVER ()``), a top-k, whose partial limit runs before the shuffle, or a window over
-    another source than the table."""
+    every core). A top-k, whose partial limit runs before the shuffle (no plan of it moves every
+    row): the columns read alone, with no shuffle (what any plan of it pays). None for a window
+    without ORDER BY (``OVER ()``) or over another source than the table."""
     sql = query_sql(workload, shape, table)
     key = _partition_by(sql)
     ordered = all("{w}" in e for e in workload.expressions)
-    if (key is None and not ordered) or workload.where or workload.source:
+    if (key is None and not ordered) or workload.source:
         return None
     read = " ".join(workload.expressions) + " " + workload.order_key
     columns = ["p", "o"] + [c for c in _VALUE_COLUMNS if re.search(rf"\b{c}\b", read)]
+    if workload.where:
+        return f"SELECT {'*' if workload.select_all else ', '.join(columns)} FROM {table}"
     if key is None:
         return f"SELECT {', '.join(columns)} FROM {table} ORDER BY {workload.order_key}"
     return f"SELECT {', '.join(columns)} FROM {table} DISTRIBUTE BY {key}"
