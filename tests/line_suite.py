@@ -45,13 +45,15 @@ RANDOM_QUERIES = "test_random_queries.py::test_random_queries"
 #: What every other line runs: every aggregate family over every frame kind (the window-evaluation
 #: and arithmetic shims, and each line's aggregate semantics), the random queries, fallbacks, the
 #: holistic aggregates built on Spark's own classes (mode), the 4.x types (collations, skipped
-#: before 4.0) and the ANSI overflow errors.
+#: before 4.0), the ANSI overflow errors and decimal results that do not fit their type.
 #: The rest of a line's run is what its own shims serve (below); the installed line runs all of it,
 #: on both evaluators. A line's unit of risk is its shims and Spark's behaviour on it, not the
 #: frame algorithms, which are the same Scala everywhere.
 CORE_LINE_SUITE = ["test_aggregates.py", RANDOM_QUERIES, "test_fallback.py",
                    "test_mode.py", "test_collations.py",
-                   "test_interval_sums.py::test_overflow_matches_spark"]
+                   "test_interval_sums.py::test_overflow_matches_spark",
+                   "test_decimal_results.py::test_ansi_raises_where_spark_raises",
+                   "test_decimal_results.py::test_nulls_where_spark_gives_nulls"]
 
 #: Windows spread over ranges (the range shuffle, the summary job, seeds and halo rows shipped to
 #: tasks, the fold in the window's order after an overflow) and whole-partition aggregates without

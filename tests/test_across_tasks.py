@@ -36,8 +36,8 @@ def _spread(spark, query: str, ranges: int, *, ansi=None, summary_reads=None) ->
     confs = {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": str(ranges),
              "spark.sql.adaptive.coalescePartitions.enabled": "false"}
     with session_confs(spark, confs):
-        assert_same_as_spark(spark, query, ansi=ansi)
-        fast = run(spark, query, fastwindow_on=True)
+        fast, vanilla = run_both(spark, query, ansi=ansi)
+    assert_runs_agree(fast, vanilla)
     for report in fast.reports:
         assert "across tasks" in (report.note or ""), report
         made = dict(report.metrics).get(RANGES, 0)

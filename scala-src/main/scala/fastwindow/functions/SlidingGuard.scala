@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types.{DataType, DecimalType, DoubleType, LongType}
 
-import fastwindow.model.{FilteredAggregate, IntervalBits, IntervalSumPartial, IntervalSums}
+import fastwindow.model.{FilteredAggregate, IntervalBits, IntervalSumPartial, IntervalSums, LegacyPartial}
 import fastwindow.ops.{AggregateRequest, BoundAggregate}
 
 /**
@@ -18,8 +18,9 @@ import fastwindow.ops.{AggregateRequest, BoundAggregate}
  * min, max, bit operations and wrapping integral sums, and within float rounding for float sums.
  * Where the order decides overflow (integral sums under ANSI/TRY, decimal sums and averages, sums
  * and averages of intervals, which check overflow in every mode), the stacks combine a
- * non-failing copy of the aggregate (LEGACY; for intervals `fastwindow.model.IntervalSumPartial`)
- * next to a sum of |x| as double; a
+ * non-failing copy of the aggregate (`fastwindow.model.LegacyPartial`; for intervals
+ * `fastwindow.model.IntervalSumPartial`), whose result is still the aggregate's own evaluation
+ * (a decimal average that does not fit its type fails under ANSI), next to a sum of |x| as double; a
  * frame whose |x| sum comes near the type's limit is recomputed row by row with Spark's own
  * expressions, so errors and nulls from overflow appear exactly where Spark produces them.
  * Central moments (variance, standard deviation, skewness, kurtosis) and co-moments (covariance,
@@ -49,19 +50,22 @@ object SlidingGuard {
   /**
    * Sums and averages: intervals check overflow in every mode (a wrapping sum of their values
    * instead); decimal sums and averages, and integral sums under ANSI or TRY, fail or give null
-   * where a partial sum overflows (their LEGACY copy instead).
+   * where a partial sum overflows (their LEGACY copy instead, evaluated as the aggregate).
    */
   val sums: GuardOf = {
     case i if IntervalSums.summed(i) =>
       Some(Guard(IntervalSumPartial(i), IntervalBits(i.children.head),
           IntervalSums.safeMagnitude(i)))
-    case s: Sum
-        if s.dataType.isInstanceOf[DecimalType] ||
-          (s.dataType == LongType && ArithmeticShim.evalMode(s) != EvalMode.LEGACY) =>
+    case s: Sum if s.dataType.isInstanceOf[DecimalType] =>
+      Some(Guard(LegacyPartial(s, ArithmeticShim.withEvalMode(s, EvalMode.LEGACY)), s.child,
+          safeMagnitude(s.dataType)))
+    case s: Sum if s.dataType == LongType && ArithmeticShim.evalMode(s) != EvalMode.LEGACY =>
+      // The result is the sum itself, so the copy's own result is the aggregate's.
       Some(Guard(ArithmeticShim.withEvalMode(s, EvalMode.LEGACY), s.child,
           safeMagnitude(s.dataType)))
     case a: Average if a.child.dataType.isInstanceOf[DecimalType] =>
-      Some(Guard(a.copy(evalMode = EvalMode.LEGACY), a.child, safeMagnitude(a.sumDataType)))
+      Some(Guard(LegacyPartial(a, a.copy(evalMode = EvalMode.LEGACY)), a.child,
+          safeMagnitude(a.sumDataType)))
     case _ => None
   }
 
