@@ -40,7 +40,8 @@ TESTS = ROOT / "tests"
 LOGS = ROOT / "target" / "ci"
 
 #: Test files run by parts of their own (not by the shards of the differential suite).
-OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py"}
+OWN_PARTS = {"test_line_suite.py", "test_spark_suites.py", "test_deployments.py",
+             "test_comet.py"}
 
 #: Seconds per test file of the differential suite (its codegen modes), two shards side by side on 2
 #: cores (``--file-seconds`` after a run prints them), used only to balance the shards; a new
@@ -122,7 +123,7 @@ def differential_files() -> List[str]:
 
 
 #: Expected minutes of each other Spark line's run (tests/line_suite.py LINES), for the order.
-LINE_MINUTES = {"3.5": 6.3, "3.5_2.13": 1.5, "4.0": 4.3, "4.1": 2.4, "4.2": 2.6}
+LINE_MINUTES = {"3.5": 6.3, "3.5_2.13": 1.5, "4.0": 4.3, "4.1": 2.4, "4.1_comet": 1.5, "4.2": 2.6}
 WHEEL_DIR = LOGS / "wheel"
 
 

@@ -84,6 +84,11 @@ def spark_session():
         # cores, CI's shards took ~10% less time this way.
         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
     )
+    if os.environ.get("FASTWINDOW_TEST_COMET"):
+        # DataFusion Comet in the session (tests/test_comet.py; the 4.1 line's Comet part).
+        from fastwindow._comet import comet_confs, comet_jar
+        for key, value in comet_confs(comet_jar()).items():
+            builder = builder.config(key, value)
     # The configure(builder) route (tests/test_entry_routes.py has the others).
     spark = fastwindow.configure(builder).getOrCreate()
     assert fastwindow.is_enabled(spark), "configure(builder) gave a session without fastwindow"

@@ -42,6 +42,10 @@ KEY_AGGREGATES_TESTS = [
 #: summary job, seeds and halos) SESSION_SHIM_SUITE runs on each session shim.
 RANDOM_QUERIES = "test_random_queries.py::test_random_queries"
 
+#: Decimal sums and averages whose result does not fit its type, ANSI on and off, every frame kind.
+DECIMAL_RESULTS = ["test_decimal_results.py::test_ansi_raises_where_spark_raises",
+                   "test_decimal_results.py::test_nulls_where_spark_gives_nulls"]
+
 #: What every other line runs: every aggregate family over every frame kind (the window-evaluation
 #: and arithmetic shims, and each line's aggregate semantics), the random queries, fallbacks, the
 #: holistic aggregates built on Spark's own classes (mode), the 4.x types (collations, skipped
@@ -51,9 +55,7 @@ RANDOM_QUERIES = "test_random_queries.py::test_random_queries"
 #: frame algorithms, which are the same Scala everywhere.
 CORE_LINE_SUITE = ["test_aggregates.py", RANDOM_QUERIES, "test_fallback.py",
                    "test_mode.py", "test_collations.py",
-                   "test_interval_sums.py::test_overflow_matches_spark",
-                   "test_decimal_results.py::test_ansi_raises_where_spark_raises",
-                   "test_decimal_results.py::test_nulls_where_spark_gives_nulls"]
+                   "test_interval_sums.py::test_overflow_matches_spark", *DECIMAL_RESULTS]
 
 #: Windows spread over ranges (the range shuffle, the summary job, seeds and halo rows shipped to
 #: tasks, the fold in the window's order after an overflow) and whole-partition aggregates without
@@ -94,7 +96,7 @@ OWN_SHIM_SUITE = ["test_ranking.py", "test_offset.py",
 THREE_FIVE_SUITE = [
     *OWN_SHIM_SUITE, *MEMORY_AND_HASH_SUITE, *SESSION_SHIM_SUITE, "test_fallback.py",
     "test_mode.py",
-    "test_interval_sums.py::test_overflow_matches_spark",
+    "test_interval_sums.py::test_overflow_matches_spark", *DECIMAL_RESULTS,
     "test_sliding_frames.py::test_overflow_with_ansi_matches_spark",
     "test_sliding_frames.py::test_overflow_without_ansi_matches_spark",
     "test_edge_inputs.py::test_constant_keys_and_one_row_inputs",
@@ -129,6 +131,10 @@ LINES: Dict[str, Dict[str, Any]] = {
             "suite": CORE_LINE_SUITE},
     "4.2": {"pyspark": "pyspark[connect]==4.2.*", "scala": "2.13", "extra": "pandas",
             "suite": CORE_LINE_SUITE},
+    # The one line DataFusion Comet is served for: fastwindow beside it (FASTWINDOW_TEST_COMET,
+    # its jar from Maven Central, cached), in 4.1's virtual environment.
+    "4.1_comet": {"pyspark": "pyspark[connect]==4.1.*", "scala": "2.13", "extra": "pandas",
+                  "comet": True, "suite": ["test_comet.py"]},
 }
 
 LINE_ENV = {"FASTWINDOW_TEST_CODEGEN_MODES": "CODEGEN_ONLY", "FASTWINDOW_RANDOM_QUERIES": "32"}
@@ -155,6 +161,8 @@ def support_matrix() -> str:
                           f"{line.scala}) from Maven Central: part of the line suite")
             else:
                 tested = f"pyspark {line.line}.x from PyPI: part of the line suite"
+            if any(k.split("_")[0] == line.line and spec.get("comet") for k, spec in LINES.items()):
+                tested += ", and beside DataFusion Comet"
         else:
             tested = "compiled only (PyPI's pyspark of this line is built for another Scala)"
         rows.append(f"| {line.line} | {line.scala} | {compiled} | {tested} | 17 | 3.9+ |")
@@ -252,6 +260,8 @@ def run_line(line: str, wheel: Path, pytest_args: List[str], report_dir: Path) -
     if spec.get("spark_home") == "maven":
         env["SPARK_HOME"] = str(maven_spark_home(line, python))
     env.update(LINE_ENV)
+    if spec.get("comet"):
+        env["FASTWINDOW_TEST_COMET"] = "1"
     probe = subprocess.run(
         [str(python), "-c", "import fastwindow, pyspark; print(pyspark.__version__, "
          "fastwindow.__file__, fastwindow.jar_path())"],

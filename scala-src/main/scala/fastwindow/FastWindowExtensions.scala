@@ -3,7 +3,7 @@ package fastwindow
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.fastwindow.SqlConfRegistration
 
-import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, KeyAggregatesPlacement, SetSizeIntoWindow}
+import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, KeyAggregatesPlacement, SetSizeIntoWindow, TakeBackFromSpark}
 
 /**
  * The entry point of fastwindow: a [[SparkSessionExtensions]] that injects
@@ -52,5 +52,7 @@ class FastWindowExtensions extends (SparkSessionExtensions => Unit) {
     // before the columnar transitions.
     extensions.injectQueryStagePrepRule(_ => KeyAggregatesPlacement)
     extensions.injectColumnar(_ => KeyAggregatesPlacement.AsColumnarRule)
+    // After every extension's columnar rules (DataFusion Comet's): windows Comet handed back.
+    extensions.injectColumnar(_ => TakeBackFromSpark.AsColumnarRule)
   }
 }

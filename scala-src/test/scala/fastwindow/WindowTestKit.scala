@@ -12,7 +12,7 @@ import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import fastwindow.config.FastWindowConf.CodegenMode
+import fastwindow.config.CodegenMode
 import fastwindow.exec.window.{EmitPolicy, EvaluatorFactory, WindowEvaluator}
 import fastwindow.functions.WindowSupport
 import fastwindow.model.{StreamBounds, WindowPlan}

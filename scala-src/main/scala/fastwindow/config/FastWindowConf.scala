@@ -78,27 +78,6 @@ object FastWindowConf {
     parse = bool
   )
 
-  /** Codegen modes, named after Spark's `spark.sql.codegen.factoryMode`. */
-  object CodegenMode {
-
-    /** Generate code; on a compile error log it and use the interpreted twin. */
-    val Fallback = "FALLBACK"
-
-    /** Generate code; a compile error fails the query (used by tests). */
-    val CodegenOnly = "CODEGEN_ONLY"
-
-    /** Always use the interpreted twin. */
-    val NoCodegen = "NO_CODEGEN"
-
-    /**
-     * For fastwindow's tests: each task runs on both, generated code (failing on compile errors)
-     * and the interpreted twin, over the same rows, and fails unless they agree
-     * (`fastwindow.exec.window.TwinCheck`). Holds each task's rows in memory.
-     */
-    val Verify = "VERIFY"
-    val all: Seq[String] = Seq(Fallback, CodegenOnly, NoCodegen, Verify)
-  }
-
   val CODEGEN_MODE: Entry[String] = entry(
     "spark.fastwindow.codegen.mode",
     default = CodegenMode.Fallback,
@@ -369,6 +348,29 @@ object FastWindowConf {
       "sample is a job of its own that reads the key columns, which a small input does not " +
       "repay.",
     parse = byteSize
+  )
+
+  val BESIDE_COMET: Entry[String] = entry(
+    "spark.fastwindow.besideComet",
+    default = BesideCometMode.Auto,
+    doc = "When DataFusion Comet runs windows in the session (spark.plugins names its " +
+      "CometPlugin, and spark.comet.enabled, spark.comet.exec.enabled and " +
+      "spark.comet.exec.window.enabled are not false): AUTO leaves to Comet's native window " +
+      "the windows it runs natively and faster (docs/support.md, \"Beside Comet\"), plans the " +
+      "others on fastwindow, and takes back any window Comet hands to Spark's WindowExec; " +
+      "TAKE_ALL plans every window fastwindow supports, as without Comet; LEAVE_ALL leaves to " +
+      "Comet every window it runs natively. Without Comet it changes nothing.",
+    parse = oneOf(BesideCometMode.all)
+  )
+
+  val BESIDE_COMET_MIN_SLOTS: Entry[Int] = entry(
+    "spark.fastwindow.besideComet.minSlotsAcrossTasks",
+    default = 8,
+    doc = "With spark.fastwindow.besideComet=AUTO, the fewest task slots (Spark's default " +
+      "parallelism) from which a window without PARTITION BY runs on fastwindow across tasks " +
+      "rather than in Comet's one native task. Comet's task was measured faster on 2 slots " +
+      "(docs/performance.md); fastwindow's ranges divide their work by the slots.",
+    parse = positiveInt
   )
 
   /** All keys, in declaration (documentation) order. */

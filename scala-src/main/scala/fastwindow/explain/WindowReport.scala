@@ -3,6 +3,7 @@ package fastwindow.explain
 import org.apache.spark.sql.Dataset
 import org.apache.spark.sql.catalyst
   .expressions.{Expression, NamedExpression, SortOrder, SpecifiedWindowFrame, WindowExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{Window, WindowGroupLimit}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.window.{WindowExec, WindowExecBase, WindowGroupLimitExec, WindowGroupLimitMode}
@@ -15,7 +16,7 @@ import fastwindow.exec.hashwindow.{HashWindowAggregateExec, KeyAggregatesWindowE
 import fastwindow.exec.window.FastWindowExec
 import fastwindow.functions.{FramePlanning, WindowSupport}
 import fastwindow.model.FallbackReason
-import fastwindow.planning.{FastWindowStrategy, GroupLimitSupport, HashWindowSupport}
+import fastwindow.planning.{CometPlacement, FastWindowStrategy, GroupLimitSupport, HashWindowSupport}
 
 /**
  * Who runs one window operator of a physical plan (the top-k per group operators Spark plans below
@@ -67,20 +68,10 @@ object WindowReport extends AdaptiveSparkPlanHelper {
 
   /** Every window operator in `plan`, inside adaptive query stages and subqueries too. */
   def of(plan: SparkPlan): Seq[WindowReport] = collectWithSubqueries(plan) {
-    case f: FastWindowExec =>
-      val spread = Some(f.spread.describe(f.partitionSpec.nonEmpty, f.orderSpec.nonEmpty))
-        .filter(_.nonEmpty)
-      f.child match {
-        // The order made below it by hash: its metrics (sorted tasks, memory) count as the window's.
-        case g: GroupOrderExec if g.groupsOwnRows =>
-          report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g),
-            note = Some((spread.toSeq :+ GroupedNoSort).mkString("; ")))
-        case _ => report(f, Nil).copy(metrics = metricsOf(f),
-            note = sortedNotByHash(f).orElse(spread))
-      }
-    case h: HashWindowAggregateExec =>
-      WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
-        h.partitionSpec.map(_.sql), Nil, Nil, metricsOf(h), Some(NoSortByHash))
+    case f: FastWindowExec => takenFromComet(f, fastWindow(f))
+    case h: HashWindowAggregateExec => takenFromComet(h,
+        WindowReport(h.nodeName, fastwindow = true, h.windowExpression.map(userSql),
+          h.partitionSpec.map(_.sql), Nil, Nil, metricsOf(h), Some(NoSortByHash)))
     case k: KeyAggregatesWindowExec =>
       WindowReport(
         k.nodeName,
@@ -103,6 +94,7 @@ object WindowReport extends AdaptiveSparkPlanHelper {
         })
       groupLimit(g.nodeName, g.rankLikeFunction, g.limit, g.mode, g.partitionSpec, g.orderSpec,
         reasons)
+    case c if c.nodeName.startsWith("CometWindow") => comet(c)
     case w: WindowExec => report(w, fallbackReasons(w))
     case w: WindowExecBase if w.nodeName.contains("Python") || w.nodeName.contains("Pandas") =>
       report(w, Seq(PythonUdf))
@@ -110,6 +102,46 @@ object WindowReport extends AdaptiveSparkPlanHelper {
       report(w,
         Seq(FallbackReason(FallbackReason.UnsupportedFunction,
             s"${w.nodeName} is a window operator fastwindow does not plan")))
+  }
+
+  private def fastWindow(f: FastWindowExec): WindowReport = {
+    val spread = Some(f.spread.describe(f.partitionSpec.nonEmpty, f.orderSpec.nonEmpty))
+      .filter(_.nonEmpty)
+    f.child match {
+      // The order made below it by hash: its metrics (sorted tasks, memory) count as the window's.
+      case g: GroupOrderExec if g.groupsOwnRows =>
+        report(f, Nil).copy(metrics = metricsOf(f) ++ metricsOf(g),
+          note = Some((spread.toSeq :+ GroupedNoSort).mkString("; ")))
+      case _ => report(f, Nil).copy(metrics = metricsOf(f),
+          note = sortedNotByHash(f).orElse(spread))
+    }
+  }
+
+  /** `r` with why fastwindow planned a window DataFusion Comet could run, if it was that. */
+  private def takenFromComet(plan: SparkPlan, r: WindowReport): WindowReport =
+    plan.logicalLink.flatMap(_.getTagValue(CometPlacement.TakenFromComet)) match {
+      case Some(why) =>
+        r.copy(note = Some((s"taken from Comet: $why" +: r.note.toSeq).mkString("; ")))
+      case None => r
+    }
+
+  /**
+   * A window or top-k operator of DataFusion Comet (`CometWindowExec`,
+   * `CometWindowGroupLimitExec`), read through the logical node it was planned from: why fastwindow
+   * left it (to Comet, or for a reason of its own).
+   */
+  private def comet(plan: SparkPlan): WindowReport = {
+    val reasons = plan.logicalLink.flatMap(_.getTagValue(FastWindowStrategy.FallbackReasons))
+      .getOrElse(Seq(NotInstalled))
+    plan.logicalLink match {
+      case Some(w: Window) => WindowReport(plan.nodeName, fastwindow = false,
+          w.windowExpressions.map(userSql), w.partitionSpec.map(_.sql), w.orderSpec.map(_.sql),
+          reasons)
+      case Some(l: WindowGroupLimit) => WindowReport(plan.nodeName, fastwindow = false,
+          Seq(s"${l.rankLikeFunction.sql} <= ${l.limit}"), l.partitionSpec.map(_.sql),
+          l.orderSpec.map(_.sql), reasons)
+      case _ => WindowReport(plan.nodeName, fastwindow = false, Nil, Nil, Nil, reasons)
+    }
   }
 
   /** How a window of whole-partition aggregates runs without shuffling its rows, for the report. */

@@ -11,7 +11,7 @@ import fastwindow.columns.ColumnLayout
 import fastwindow.config.FastWindowConf
 import fastwindow.frames.{InSparkOrder, PeerGroups, TwoStacks}
 import fastwindow.kernels.{AggregateKernel, Kernel}
-import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, FunctionSpec, IntervalSums, StreamBounds}
+import fastwindow.model.{BesideComet, FallbackReason, FilteredAggregate, FrameShape, FunctionSpec, IntervalSums, StreamBounds}
 import fastwindow.ops.{AggregateRequest, BoundAggregate, FunctionOps, FunctionRequests}
 
 /**
@@ -44,6 +44,7 @@ final case class AggregateSpec(
   }
   override def seededStreamBounds: Option[StreamBounds] = frame.seededStreamBounds(streamBounds)
   override def describe: String = s"${function.prettyName} over ${frame.sql}"
+  override def besideComet: BesideComet = CometAggregates.of(function, frame)
 }
 
 /**

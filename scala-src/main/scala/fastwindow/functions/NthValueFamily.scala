@@ -6,7 +6,7 @@ import org.apache.spark.sql.types.DataType
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.{NthRow, PeerGroups}
 import fastwindow.kernels.{AggregateKernel, Kernel}
-import fastwindow.model.{FallbackReason, FrameShape, FunctionSpec, StreamBounds}
+import fastwindow.model.{BesideComet, FallbackReason, FrameShape, FunctionSpec, StreamBounds}
 import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
 
 /** nth_value(input, offset) [IGNORE NULLS] over a frame. */
@@ -25,6 +25,7 @@ final case class NthValueSpec(ordinal: Int, function: NthValue, frame: FrameShap
   override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
   override def resultPerPartition: Boolean = frame == FrameShape.WholePartition
   override def describe: String = s"nth_value over ${frame.sql}"
+  override def besideComet: BesideComet = CometAggregates.ofFrame(frame, "nth_value")
 }
 
 /**

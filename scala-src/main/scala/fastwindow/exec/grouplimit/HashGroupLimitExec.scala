@@ -14,7 +14,7 @@ import org.apache.spark.sql.execution.window.{Final, Partial, WindowGroupLimitMo
 import org.apache.spark.sql.fastwindow.TaskMemory
 
 import fastwindow.config.FastWindowConf
-import fastwindow.config.FastWindowConf.CodegenMode
+import fastwindow.config.CodegenMode
 import fastwindow.exec.shared.{ColumnMemory, MemoryBudget, RowOrderings}
 import fastwindow.frames.RankLimit
 

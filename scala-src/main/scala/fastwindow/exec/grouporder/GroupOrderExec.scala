@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.TaskMemory
 
 import fastwindow.config.FastWindowConf
-import fastwindow.config.FastWindowConf.CodegenMode
+import fastwindow.config.CodegenMode
 import fastwindow.exec.shared.{ColumnMemory, MemoryBudget, RowOrderings}
 
 /**

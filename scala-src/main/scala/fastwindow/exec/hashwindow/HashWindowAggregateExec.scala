@@ -12,7 +12,7 @@ import org.apache.spark.sql.fastwindow.PartitionRowBuffer
 import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
 import fastwindow.config.FastWindowConf
-import fastwindow.config.FastWindowConf.CodegenMode
+import fastwindow.config.CodegenMode
 
 /**
  * A window of whole-partition aggregates without ORDER BY (`sum(v) OVER (PARTITION BY k)`,

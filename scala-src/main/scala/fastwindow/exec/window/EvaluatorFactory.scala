@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory
 import fastwindow.codegen.OpsCodegen
 import fastwindow.codegen.OpsCodegen.GeneratedSource
 import fastwindow.columns.ColumnLayout
-import fastwindow.config.FastWindowConf.CodegenMode
+import fastwindow.config.CodegenMode
 import fastwindow.functions.WindowSupport
 import fastwindow.model.WindowPlan
 import fastwindow.ops.{InterpretedOps, OpsPlan}

@@ -19,7 +19,7 @@ import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
 import fastwindow.config.FastWindowConf
 import fastwindow.exec.acrosstasks.{RangeOrder, RangeSeed, RangedEvaluation}
-import fastwindow.config.FastWindowConf.CodegenMode
+import fastwindow.config.CodegenMode
 import fastwindow.exec.shared.ColumnMemory
 import fastwindow.functions.WindowSupport
 import fastwindow.model.{Spread, WindowPlan}
