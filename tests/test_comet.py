@@ -10,8 +10,11 @@ took the window from Comet.
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import subprocess
+import sys
 
 import fastwindow
 import pytest
@@ -92,15 +95,17 @@ PLACEMENTS = {
     "share_of_total": ("v / sum(v) over (partition by k)", COMET_WINDOW, "left to Comet"),
     "first_last": (f"first(s) over ({W}), last(v, true) over ({W})", COMET_WINDOW,
                    "left to Comet"),
-    "moving_max": (f"max(v) over ({W} rows between 10 preceding and current row)", COMET_WINDOW,
-                   "left to Comet"),
+    "running_max": (f"max(v) over ({W})", COMET_WINDOW, "left to Comet"),
     "global_row_number": ("row_number() over (order by id)", COMET_WINDOW, "one native task"),
+    "global_lag": ("lag(v) over (order by id)", COMET_WINDOW, "one native task"),
     # Comet runs these natively; fastwindow measured faster.
     "lag_lead": (f"lag(v) over ({W}), lead(v, 2, 0.0) over ({W})", FAST, "taken from Comet"),
     "moving_avg": (f"avg(v) over ({W} rows between 9 preceding and current row)", FAST,
                    "taken from Comet: moving avg"),
     "range_sum": ("sum(i) over (partition by k order by i range between 2 preceding and current "
                   "row)", FAST, "taken from Comet: moving sum"),
+    "moving_max": (f"max(v) over ({W} rows between 10 preceding and current row)", FAST,
+                   "taken from Comet: moving max"),
     # Comet hands these to Spark's WindowExec: fastwindow takes them.
     "stddev": (f"stddev(v) over ({W} rows between 20 preceding and current row)", FAST,
                "Spark's WindowExec"),
@@ -181,3 +186,21 @@ def test_explain_says_who_runs_each_window(events, spark):
     text = fastwindow.explain_string(df)
     assert "CometWindowExec" in text and "left to Comet" in text, text
     assert "runs on fastwindow" in text and "taken from Comet" in text, text
+
+
+def test_bench_runs_the_comet_systems(tmp_path):
+    """The bench's Comet systems in a session it starts with Comet: Spark's answers, each
+    workload's operator, and ratios against Comet with fastwindow."""
+    out = tmp_path / "bench"
+    workloads = ["row_number", "lag_lead", "moving_stddev_w100"]
+    cmd = [sys.executable, "-m", "fastwindow", "bench", "--rows", "3000", "--repeat", "1",
+           "--driver-memory", "1g", "--out", str(out), "--shapes", "keys20", "--modes",
+           "end-to-end", "--workloads", ",".join(workloads),
+           "--systems", "spark,comet,comet_fastwindow,comet_fastwindow_all"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    cases = {c["workload"]: c for c in json.loads((out / "results.json").read_text())["cases"]}
+    assert all(c["results_agree"] for c in cases.values()), cases
+    assert {w: cases[w]["operator"] for w in workloads} == {
+        "row_number": COMET_WINDOW, "lag_lead": FAST, "moving_stddev_w100": FAST}
+    assert "comet / comet_fastwindow" in (out / "results.md").read_text()

@@ -39,6 +39,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import List, Optional, Sequence
 
+from ._comet import COMET_SPARK_LINE, comet_confs, comet_jar
 from ._session import configure
 # The suite's parts live in bench_workloads (shapes, workloads), bench_queries (their SQL, the
 # checksums), bench_data (generated input), bench_systems, bench_runner (timing) and bench_results
@@ -47,7 +48,8 @@ from .bench_queries import FLOAT_TOLERANCE, query_sql, shuffle_only_sql  # noqa:
 from .bench_results import Case, SystemResult, charts, machine_info, markdown
 from .bench_runner import Runner, TimeLimitExceeded  # noqa: F401
 from .bench_systems import (EXACT_FLOATS_KEY, GROUP_SORT_KEY, OTHER_SYSTEMS,  # noqa: F401
-                            SEGMENT_TREE_KEY, SHUFFLE_ONLY, SPARK_SYSTEMS, SPLIT_MIXED_KEY, System)
+                            SEGMENT_TREE_KEY, SHUFFLE_ONLY, SPARK_SYSTEMS, SPLIT_MIXED_KEY, System,
+                            uses_comet)
 from .bench_workloads import (MODES, QUICK_WORKLOADS, SHAPES, WORKLOADS, Shape,  # noqa: F401
                               Workload)
 
@@ -73,7 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(spark.fastwindow.groupSort.enabled off), spark, "
                         "spark_segtree, duckdb, shuffle_only (end to end: the input shuffled "
                         "by the window's key without the window, or for a top-k read alone: "
-                        "Spark's ceiling)")
+                        "Spark's ceiling), and beside DataFusion Comet (Spark 4.1; the session "
+                        "then starts with Comet, off for the other systems): comet (fastwindow "
+                        "off), comet_fastwindow (spark.fastwindow.besideComet=AUTO: the "
+                        "reference of the ratios) and comet_fastwindow_all (TAKE_ALL)")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per system (median reported)")
     p.add_argument("--max-seconds", type=float, default=60.0,
                    help="a Spark run taking longer is cancelled and reported as such; a warm-up "
@@ -152,14 +157,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     from pyspark.sql import SparkSession
 
-    spark = configure(
+    builder = (
         SparkSession.builder.master(args.master).appName("fastwindow-bench")
         .config("spark.driver.memory", args.driver_memory)
         .config("spark.sql.shuffle.partitions", str(args.partitions))
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-    ).getOrCreate()
+        .config("spark.sql.session.timeZone", "UTC"))
+    if uses_comet(args.systems):
+        import pyspark
+        if not pyspark.__version__.startswith(COMET_SPARK_LINE + "."):
+            print(f"bench: the Comet systems need pyspark {COMET_SPARK_LINE} (Comet's one Spark "
+                  f"line on Maven Central), not {pyspark.__version__}", file=sys.stderr)
+            return 2
+        for key, value in comet_confs(comet_jar()).items():
+            builder = builder.config(key, value)
+    spark = configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     command = "python -m fastwindow bench " + " ".join(argv if argv is not None else sys.argv[1:])
     try:

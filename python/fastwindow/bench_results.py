@@ -38,10 +38,12 @@ class Case:
     systems: Dict[str, SystemResult] = field(default_factory=dict)
     #: end to end: the largest task's share of the rows the window stage read (fastwindow's run)
     largest_task_share: Optional[float] = None
+    #: the system the ratios are taken against (bench_systems.reference_system)
+    reference: str = "fastwindow"
 
 
 def _ratio(case: Case, other: str) -> Optional[float]:
-    fast = case.systems.get("fastwindow")
+    fast = case.systems.get(case.reference)
     slow = case.systems.get(other)
     if not fast or not slow or not fast.median or not slow.median:
         return None
@@ -59,7 +61,7 @@ def _ceiling(case: Case) -> Optional[float]:
 def _case_line(case: Case) -> str:
     times = "  ".join(f"{n} {r.median:.3f}s" for n, r in case.systems.items() if r.median)
     ratios = "  ".join(f"vs {o} {_ratio(case, o):.2f}x" for o in case.systems
-                       if o not in ("fastwindow", SHUFFLE_ONLY) and _ratio(case, o))
+                       if o not in (case.reference, SHUFFLE_ONLY) and _ratio(case, o))
     if _ceiling(case):
         ratios += f"  (ceiling {_ceiling(case):.2f}x)"
     ok = {True: "agree", None: "unchecked (one system finished)"}.get(
@@ -91,7 +93,8 @@ def machine_info(spark: Any) -> Dict[str, Any]:
 
 
 def markdown(cases: Sequence[Case], info: Dict[str, Any], command: str) -> str:
-    others = [s for s in OTHER_SYSTEMS if any(s in c.systems for c in cases)]
+    ref = cases[0].reference if cases else "fastwindow"
+    others = [s for s in OTHER_SYSTEMS if s != ref and any(s in c.systems for c in cases)]
     floors = any(SHUFFLE_ONLY in c.systems for c in cases)
     lines = [
         f"Command: `{command}`  ",
@@ -99,17 +102,16 @@ def markdown(cases: Sequence[Case], info: Dict[str, Any], command: str) -> str:
         f"Spark {info['spark']} ({info['master']}), Java {info['java']}, Python {info['python']}; "
         f"load average before {info['load_average']}, after {info.get('load_average_after')}",
         "",
-        "Median of the timed runs (min–max); ratio = other system's median / fastwindow's. "
-        "`ran on` is the operator Spark used with fastwindow enabled (`Window` = fallback).",
+        f"Median of the timed runs (min–max); ratio = other system's median / {ref}'s. "
+        f"`ran on` is the operator Spark used in {ref}'s run (`Window` = fallback).",
         "",
-        "| shape | mode | workload | ran on | fastwindow s | " +
-        " | ".join(f"{o} s | {o} / fastwindow" for o in others) +
+        f"| shape | mode | workload | ran on | {ref} s | " +
+        " | ".join(f"{o} s | {o} / {ref}" for o in others) +
         (" | shuffle only s | ceiling (spark / shuffle only)" if floors else "") + " | results |",
         "|" + "---|" * (5 + 2 * len(others) + (2 if floors else 0) + 1),
     ]
     for c in cases:
-        fw = c.systems.get("fastwindow")
-        row = [c.shape, c.mode, c.workload, c.operator, _fmt(fw)]
+        row = [c.shape, c.mode, c.workload, c.operator, _fmt(c.systems.get(ref))]
         for o in others:
             r = _ratio(c, o)
             row += [_fmt(c.systems.get(o)), f"**{r:.2f}x**" if r else "–"]
@@ -141,7 +143,8 @@ def charts(cases: Sequence[Case], out: Path) -> List[str]:
         return []
     written = []
     shown = [c for c in cases if c.mode == "window-only"]
-    others = [s for s in OTHER_SYSTEMS if any(s in c.systems for c in shown)]
+    others = [s for s in OTHER_SYSTEMS
+              if any(s in c.systems and s != c.reference for c in shown)]
     if shown:
         fig, ax = plt.subplots(figsize=(min(24, max(8, 0.45 * len(shown))), 6))
         width = 0.8 / max(1, len(others))

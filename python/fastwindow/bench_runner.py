@@ -14,7 +14,7 @@ from .bench_data import _generate_parquet
 from .bench_queries import _checksum_sql, _compare_checksums, query_sql, shuffle_only_sql
 from .bench_results import Case, SystemResult, _case_line
 from .bench_systems import (SEGMENT_TREE_KEY, SHUFFLE_ONLY, SPARK_SYSTEMS, System,
-                            _segment_tree_available, _set)
+                            _segment_tree_available, _set, reference_system)
 from .bench_tasks import largest_task_share
 from .bench_workloads import Shape, Workload
 
@@ -46,6 +46,9 @@ class Runner:
             print(f"note: {SEGMENT_TREE_KEY} is not defined in this Spark; skipping spark_segtree")
             self.systems = [s for s in self.systems if s.name != "spark_segtree"]
         self.cases: List[Case] = []
+        self.reference = reference_system(args.systems)
+        #: The settings the operator report is read with: the reference system's.
+        self.reported = next((s for s in SPARK_SYSTEMS if s.name == self.reference))
 
     def _with_time_limit(self, action: Callable[[], Any]) -> None:
         """Runs a Spark action, cancelling its jobs after --max-seconds (quadratic baselines on
@@ -102,11 +105,12 @@ class Runner:
 
     def _run_case(self, shape: Shape, rows: int, workload: Workload, mode: str,
                   table: str) -> Case:
-        case = Case(shape.name, workload.name, workload.group, workload.window_size, rows, mode)
+        case = Case(shape.name, workload.name, workload.group, workload.window_size, rows, mode,
+                    reference=self.reference)
         sql = query_sql(workload, shape, table)
         columns = [f"r{k}" for k in range(len(workload.expressions))]
 
-        _set(self.spark, SPARK_SYSTEMS[0].confs)
+        _set(self.spark, self.reported.confs)
         df = self.spark.sql(sql)
         reports = explain(df)
         case.operator = "+".join(sorted({r.operator for r in reports})) or "none"
@@ -171,7 +175,7 @@ class Runner:
             if case.systems[name].note:
                 continue
             try:
-                if name == "fastwindow" and mode == "end-to-end":
+                if name == self.reference and mode == "end-to-end":
                     # (the time includes reading the task metrics: only the budget checks it)
                     start = time.perf_counter()
                     case.largest_task_share = largest_task_share(self.spark, action)
@@ -188,6 +192,6 @@ class Runner:
             for name, action in runs.items():
                 if not case.systems[name].note:
                     case.systems[name].seconds.append(_timed(action))
-        _set(self.spark, SPARK_SYSTEMS[0].confs)
+        _set(self.spark, self.reported.confs)
         print(_case_line(case), flush=True)
         return case

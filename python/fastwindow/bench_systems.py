@@ -1,10 +1,11 @@
 """The systems a query runs on: Spark sessions configured as fastwindow (and its variants) or
-plain Spark, plus the names of the references reported beside them (DuckDB, shuffle only)."""
+plain Spark, with DataFusion Comet and without, plus the names of the references reported beside
+them (DuckDB, shuffle only)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict
+from typing import Any, Dict, Sequence
 
 from ._session import ENABLED_KEY
 
@@ -15,6 +16,8 @@ GROUP_SORT_KEY = "spark.fastwindow.groupSort.enabled"
 ACROSS_TASKS_KEY = "spark.fastwindow.acrossTasks.enabled"
 SKEWED_KEYS_KEY = "spark.fastwindow.acrossTasks.skewedKeys"
 KEY_AGGREGATES_KEY = "spark.fastwindow.keyAggregates.enabled"
+COMET_KEY = "spark.comet.enabled"
+BESIDE_COMET_KEY = "spark.fastwindow.besideComet"
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class System:
     confs: Dict[str, str]
 
 
-SPARK_SYSTEMS = [
+_SYSTEMS = [
     System("fastwindow",
            {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
             SPLIT_MIXED_KEY: "false", EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true",
@@ -67,10 +70,40 @@ SPARK_SYSTEMS = [
     System("spark_segtree", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "true"}),
 ]
 
+#: fastwindow's defaults, as a user gets them beside Comet.
+_DEFAULTS = {KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+             EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true"}
 
-#: Systems compared with fastwindow in reports (ratio = theirs / fastwindow's), in column order.
-OTHER_SYSTEMS = ("fastwindow_spread", "fastwindow_skewed", "fastwindow_split", "fastwindow_exact",
-                 "fastwindow_sorted", "fastwindow_shuffled", "spark", "spark_segtree", "duckdb")
+#: Systems of a session started with DataFusion Comet (its plugin and shuffle manager are static:
+#: any of these makes the bench start its session with Comet, on Spark 4.1). The others then run
+#: in that session with Comet switched off (spark.comet.enabled=false).
+COMET_SYSTEMS = [
+    System("comet", {COMET_KEY: "true", ENABLED_KEY: "false", SEGMENT_TREE_KEY: "false"}),
+    # Each window where it was measured faster (spark.fastwindow.besideComet=AUTO).
+    System("comet_fastwindow",
+           {COMET_KEY: "true", ENABLED_KEY: "true", BESIDE_COMET_KEY: "AUTO", **_DEFAULTS}),
+    # Every window fastwindow supports on fastwindow, Comet around it (besideComet=TAKE_ALL).
+    System("comet_fastwindow_all",
+           {COMET_KEY: "true", ENABLED_KEY: "true", BESIDE_COMET_KEY: "TAKE_ALL", **_DEFAULTS}),
+]
+SPARK_SYSTEMS = [System(s.name, {COMET_KEY: "false", **s.confs}) for s in _SYSTEMS] + COMET_SYSTEMS
+
+
+#: Systems compared with the reference in reports (ratio = theirs / the reference's), in order.
+OTHER_SYSTEMS = ("fastwindow", "fastwindow_spread", "fastwindow_skewed", "fastwindow_split",
+                 "fastwindow_exact", "fastwindow_sorted", "fastwindow_shuffled", "spark",
+                 "spark_segtree", "duckdb", "comet", "comet_fastwindow", "comet_fastwindow_all")
+
+
+def uses_comet(names: Sequence[str]) -> bool:
+    """Whether the bench's session must start with DataFusion Comet."""
+    return any(s.name in names for s in COMET_SYSTEMS)
+
+
+def reference_system(names: Sequence[str]) -> str:
+    """The system ratios are taken against: Comet with fastwindow in a run with Comet, else
+    fastwindow."""
+    return "comet_fastwindow" if "comet_fastwindow" in names else "fastwindow"
 #: The reference without a window (see fastwindow.bench): reported as Spark's ceiling, no ratio.
 SHUFFLE_ONLY = "shuffle_only"
 

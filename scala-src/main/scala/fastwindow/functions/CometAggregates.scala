@@ -15,7 +15,8 @@ import fastwindow.model.BesideComet.{CometFaster, FastwindowFaster, NotNative}
  * decimals of 28 digits or more over any frame), min and max of
  * strings, binary and nested values, first, last and nth_value over RANGE offsets, FILTER and
  * every other aggregate go back to Spark's WindowExec. Of what it runs, fastwindow was measured
- * faster on moving and RANGE-offset sums, averages and counts (docs/performance.md).
+ * faster on moving and RANGE-offset counts, sums, averages, minima and maxima
+ * (docs/performance.md).
  */
 object CometAggregates {
 
@@ -30,12 +31,13 @@ object CometAggregates {
       NotNative("Comet runs avg of decimals of 28 digits or more on Spark")
     case _: Min | _: Max if !orderable(function.children.head.dataType) =>
       NotNative(s"Comet's ${function.prettyName} compares numbers, dates and timestamps only")
-    case _: Count | _: Sum | _: Average => ofFrame(frame, function.prettyName) match {
+    case _: Count | _: Sum | _: Average | _: Min | _: Max =>
+      ofFrame(frame, function.prettyName) match {
         case CometFaster if slidesByRowsOrValues(frame) =>
           FastwindowFaster(s"moving ${function.prettyName} measured faster on fastwindow")
         case other => other
       }
-    case _: Min | _: Max | _: First | _: Last => ofFrame(frame, function.prettyName)
+    case _: First | _: Last => ofFrame(frame, function.prettyName)
     case other => NotNative(s"Comet runs ${other.prettyName} over windows on Spark")
   }
 

@@ -72,16 +72,14 @@ object CometPlacement {
         Take(s"Comet would run it on Spark's WindowExec: ${notNative.get}")
       else if (mode == BesideCometMode.LeaveAll)
         leave(s"${FastWindowConf.BESIDE_COMET.key}=LEAVE_ALL")
-      else if (faster.nonEmpty) Take(faster.get)
-      else if (partitioned) {
-        leave("Comet runs every function of it natively, measured faster than fastwindow")
-      } else if (slots >= minSlots) {
-        Take(
-          s"across tasks on $slots task slots (${FastWindowConf.BESIDE_COMET_MIN_SLOTS.key}=$minSlots)")
-      } else {
+      else if (!partitioned && slots < minSlots) {
         leave(s"without PARTITION BY: Comet's one native task is faster on $slots task slots, " +
           s"fewer than ${FastWindowConf.BESIDE_COMET_MIN_SLOTS.key}=$minSlots")
-      }
+      } else if (!partitioned) {
+        Take(
+          s"across tasks on $slots task slots (${FastWindowConf.BESIDE_COMET_MIN_SLOTS.key}=$minSlots)")
+      } else if (faster.nonEmpty) Take(faster.get)
+      else leave("Comet runs every function of it natively, measured faster than fastwindow")
     }
 
   /** Where a top-k per group limit runs: left to Comet's native group limit when it has one. */

@@ -63,7 +63,8 @@ class CometPlacementSuite extends AnyFunSuite {
   test("AUTO: Comet's native windows measured faster there are left, the others taken") {
     val auto = conf()
     assert(left(decide(rowNumber, auto)))
-    assert(left(decide(plan(agg(Max(v))), auto)), "a moving max")
+    assert(left(decide(planOf(Seq(win(agg(Max(v)), byId)), byId), auto)), "a running max")
+    assert(decide(plan(agg(Max(v))), auto).isInstanceOf[CometPlacement.Take], "a moving max")
     assert(decide(lag, auto).isInstanceOf[CometPlacement.Take], "lag: faster on fastwindow")
     assert(decide(plan(agg(Average(v))), auto).isInstanceOf[CometPlacement.Take], "moving avg")
     for (notNative <- Seq(plan(agg(StddevSamp(v))), plan(agg(Min(s))), plan(agg(sumOf(dec))),
@@ -78,6 +79,7 @@ class CometPlacementSuite extends AnyFunSuite {
   test("AUTO: a window without PARTITION BY goes to Comet's one task below the slots setting") {
     val auto = conf()
     assert(left(decide(rowNumber, auto, partitioned = false, slots = 2)))
+    assert(left(decide(lag, auto, partitioned = false, slots = 2)), "even where faster per key")
     assert(decide(rowNumber, auto, partitioned = false, slots = 8)
         .isInstanceOf[CometPlacement.Take])
     val two = conf("spark.fastwindow.besideComet.minSlotsAcrossTasks" -> "2")
