@@ -61,3 +61,27 @@ def test_bench_times_both_modes_and_writes_agreeing_results(tmp_path):
     assert 0 < cases[("end-to-end", "top3_rank")]["largest_task_share"] <= 1
     assert cases[("end-to-end", "share_of_total")]["largest_task_share"] is None
     assert "largest task" in done.stdout
+
+
+def test_regressions_name_each_case_slower_than_what_users_had():
+    """The bench's guard: a case where fastwindow (or Comet with fastwindow) took over 5% longer
+    than Spark (or Comet alone) is listed, with its shape, workload and ratio; the others not."""
+    from fastwindow.bench_results import Case, SystemResult, markdown, regressions
+
+    def case(workload, reference, baseline, ours, theirs):
+        c = Case("keys20", workload, "g", None, 100, "end-to-end", operator="FastWindow",
+                 reference=reference)
+        c.systems = {reference: SystemResult(reference, [ours]),
+                     baseline: SystemResult(baseline, [theirs])}
+        return c
+
+    cases = [case("row_number", "fastwindow", "spark", 1.0, 0.9),
+             case("lag_lead", "fastwindow", "spark", 1.0, 0.96),
+             case("share_of_total", "comet_fastwindow", "comet", 2.0, 1.0)]
+    assert regressions(cases) == [
+        "keys20 end-to-end row_number [FastWindow]: spark / fastwindow = 0.90x",
+        "keys20 end-to-end share_of_total [FastWindow]: comet / comet_fastwindow = 0.50x"]
+    info = {"cores": 2, "memory_bytes": 0, "spark": "x", "master": "local[2]", "java": "17",
+            "python": "3", "load_average": None}
+    assert "- keys20 end-to-end row_number [FastWindow]: spark / fastwindow = 0.90x" in \
+        markdown(cases[:2], info, "cmd")

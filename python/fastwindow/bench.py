@@ -45,7 +45,8 @@ from ._session import configure
 # checksums), bench_data (generated input), bench_systems, bench_runner (timing) and bench_results
 # (tables, charts); their public names stay reachable from this module.
 from .bench_queries import FLOAT_TOLERANCE, query_sql, shuffle_only_sql  # noqa: F401
-from .bench_results import Case, SystemResult, charts, machine_info, markdown
+from .bench_results import (REGRESSION_BELOW, Case, SystemResult, charts, machine_info, markdown,
+                            regressions)
 from .bench_runner import Runner, TimeLimitExceeded  # noqa: F401
 from .bench_systems import (EXACT_FLOATS_KEY, GROUP_SORT_KEY, OTHER_SYSTEMS,  # noqa: F401
                             SEGMENT_TREE_KEY, SHUFFLE_ONLY, SPARK_SYSTEMS, SPLIT_MIXED_KEY, System,
@@ -196,6 +197,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     written = charts(cases, out)
     print(f"\nwrote {out / 'results.json'}, {out / 'results.md'}"
           + "".join(f", {out / w}" for w in written))
+    slower = regressions(cases)
+    print(f"\nregressions (below {REGRESSION_BELOW}x Spark, or Comet alone): "
+          + ("none" if not slower else "\n  " + "\n  ".join(slower)))
     disagreeing = [c for c in cases if c.results_agree is False]
     if disagreeing:
         print(f"bench: {len(disagreeing)} case(s) where the systems' results differ", file=sys.stderr)

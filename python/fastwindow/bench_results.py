@@ -50,6 +50,24 @@ def _ratio(case: Case, other: str) -> Optional[float]:
     return slow.median / fast.median
 
 
+#: What a user had without fastwindow, per reference system: the ratio to it must stay >= 0.95.
+BASELINES = {"fastwindow": "spark", "comet_fastwindow": "comet"}
+REGRESSION_BELOW = 0.95
+
+
+def regressions(cases: Sequence[Case]) -> List[str]:
+    """Every case where the reference (fastwindow, or Comet with fastwindow) was slower than what a
+    user had without fastwindow (Spark, or Comet alone) by more than 5%: one line each."""
+    found = []
+    for c in cases:
+        baseline = BASELINES.get(c.reference)
+        ratio = _ratio(c, baseline) if baseline else None
+        if ratio is not None and ratio < REGRESSION_BELOW:
+            found.append(f"{c.shape} {c.mode} {c.workload} [{c.operator}]: {baseline} / "
+                         f"{c.reference} = {ratio:.2f}x")
+    return found
+
+
 def _ceiling(case: Case) -> Optional[float]:
     """Spark's time over the shuffle alone: the most a window after the shuffle could gain."""
     spark, floor = case.systems.get("spark"), case.systems.get(SHUFFLE_ONLY)
@@ -120,6 +138,10 @@ def markdown(cases: Sequence[Case], info: Dict[str, Any], command: str) -> str:
         row.append({True: "agree", None: "unchecked (one system finished)"}.get(
             c.results_agree, f"DIFFER: {c.disagreement}"))
         lines.append("| " + " | ".join(row) + " |")
+    slower = regressions(cases)
+    if slower:
+        lines += ["", f"Regressions (below {REGRESSION_BELOW}x what a user had without fastwindow):",
+                  ""] + [f"- {r}" for r in slower]
     return "\n".join(lines) + "\n"
 
 
