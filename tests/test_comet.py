@@ -204,3 +204,31 @@ def test_bench_runs_the_comet_systems(tmp_path):
     assert {w: cases[w]["operator"] for w in workloads} == {
         "row_number": COMET_WINDOW, "lag_lead": FAST, "moving_stddev_w100": FAST}
     assert "comet / comet_fastwindow" in (out / "results.md").read_text()
+
+
+def test_local_cluster_with_comets_shuffle_and_executors(tmp_path):
+    """The deployment workload (tests/apps/deployment_app.py: every family, frames, across-tasks
+    ranges, skewed keys, an ANSI overflow) on a two-executor local-cluster started with Comet's
+    plugin, shuffle manager and jar: fastwindow plans every window (Comet's window off, so the
+    other side is Spark's WindowExec over Comet's scan and shuffle) and answers as Spark does."""
+    from fastwindow._comet import comet_jar, comet_confs
+    from test_deployments import APP, FIRST_TIER, _check, _run_app, _spark_submit
+
+    jar = comet_jar()
+    confs = {**comet_confs(jar, off_heap="512m"), "spark.comet.exec.window.enabled": "false",
+             "spark.ui.enabled": "false", "spark.executor.memory": "512m",
+             "spark.executor.extraJavaOptions": FIRST_TIER}
+    confs.pop("spark.jars")
+    cmd = [_spark_submit(), "--master", "local-cluster[2,1,1024]",
+           "--jars", f"{fastwindow.jar_path()},{jar}",
+           "--conf", "spark.sql.extensions=fastwindow.FastWindowExtensions",
+           "--driver-memory", "1g", "--driver-java-options", FIRST_TIER]
+    for key, value in confs.items():
+        cmd += ["--conf", f"{key}={value}"]
+    info = _run_app(cmd + [str(APP), "submit"], tmp_path)
+    assert info["executors"] == 2, "the cluster was to have two executor JVMs"
+    _check(info)
+    # Comet's columnar shuffle below fastwindow's operators (it converts the ones whose
+    # projections it supports).
+    with_comet = {r["query"] for r in info["results"] if r["comet_on"]}
+    assert {"ranking", "whole", "running", "range"} <= with_comet, with_comet

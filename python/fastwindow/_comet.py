@@ -3,7 +3,7 @@ start a session with both (for the bench's Comet systems and the tests' Comet pa
 
 Comet's plugin and shuffle manager are static settings: a session with Comet is started with
 them, never switched to it. fastwindow then leaves to Comet the windows it runs natively and
-faster (``spark.fastwindow.besideComet``; docs/support.md, "Beside Comet").
+faster (``spark.fastwindow.besideComet``; docs/support.md, "Beside DataFusion Comet").
 """
 
 from __future__ import annotations

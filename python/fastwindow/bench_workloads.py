@@ -141,6 +141,11 @@ WORKLOADS: List[Workload] = [
     # Floating-point aggregates, whose sliding frames spark.fastwindow.exactFloats folds in
     # Spark's order (--systems fastwindow,fastwindow_exact,spark shows what that costs).
     _moving("avg", "x", 10), _moving("avg", "x", 1000), _moving("stddev", "x", 100),
+    # Aggregates Comet hands back to Spark's WindowExec over sliding frames.
+    Workload("moving_sum_decimal_w100", "moving",
+             ["sum(d) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"], 100),
+    Workload("moving_min_string_w100", "moving",
+             ["min(s) OVER ({w} ROWS BETWEEN 99 PRECEDING AND CURRENT ROW)"], 100),
     Workload("shrinking_sum", "shrinking",
              ["sum(v) OVER ({w} ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)"]),
     Workload("shrinking_avg", "shrinking",

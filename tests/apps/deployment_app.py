@@ -121,6 +121,7 @@ def check(spark):
                 "across_tasks": "across tasks: ranges" in plan_on,
                 "skewed_keys": "skewed keys' rows split" in plan_on,
                 "window_off": "Window" in plan_off and "FastWindow" not in plan_off,
+                "comet_on": "Comet" in plan_on,  # a session started with DataFusion Comet
                 "plan_on": None if "FastWindow" in plan_on else plan_on,
             })
     spark.conf.set("spark.fastwindow.enabled", "true")

@@ -356,8 +356,9 @@ object FastWindowConf {
     doc = "When DataFusion Comet runs windows in the session (spark.plugins names its " +
       "CometPlugin, and spark.comet.enabled, spark.comet.exec.enabled and " +
       "spark.comet.exec.window.enabled are not false): AUTO leaves to Comet's native window " +
-      "the windows it runs natively and faster (docs/support.md, \"Beside Comet\"), plans the " +
-      "others on fastwindow, and takes back any window Comet hands to Spark's WindowExec; " +
+      "the windows it runs natively and faster (docs/support.md, \"Beside DataFusion " +
+      "Comet\"), plans the others on fastwindow, and takes back any window Comet hands to " +
+      "Spark's WindowExec; " +
       "TAKE_ALL plans every window fastwindow supports, as without Comet; LEAVE_ALL leaves to " +
       "Comet every window it runs natively. Without Comet it changes nothing.",
     parse = oneOf(BesideCometMode.all)

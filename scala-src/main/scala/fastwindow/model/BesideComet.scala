@@ -5,7 +5,7 @@ package fastwindow.model
  * in the session: a fact of each function family (`FunctionSpec.besideComet`), read by
  * `fastwindow.planning.CometPlacement` to leave a window to Comet or plan it on fastwindow.
  *
- * The measurements behind each family's answer are in docs/performance.md ("Beside Comet").
+ * The measurements behind each family's answer are in docs/performance.md ("Beside DataFusion Comet").
  */
 sealed trait BesideComet extends Serializable
 
