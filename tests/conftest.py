@@ -83,6 +83,9 @@ def spark_session():
         # optimizing tier's compiles took a core of their own. Two parts side by side on two
         # cores, CI's shards took ~10% less time this way.
         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
+        # Windows without PARTITION BY spread over ranges whatever their size: the tests' inputs
+        # are far below the default threshold (test_across_tasks.py tests the default).
+        .config("spark.fastwindow.acrossTasks.minInputSize", "0")
     )
     if os.environ.get("FASTWINDOW_TEST_COMET"):
         # DataFusion Comet in the session (tests/test_comet.py; the 4.1 line's Comet part).

@@ -361,11 +361,16 @@ def assert_same_error(spark: SparkSession, query: Query, *, ansi: bool = True) -
 
 @contextlib.contextmanager
 def session_confs(spark: SparkSession, confs: Dict[str, str]):
-    """Sets Spark settings for a block, unsetting them afterwards (also when it fails)."""
+    """Sets Spark settings for a block, restoring the session's own values afterwards (also when
+    it fails): unset, or the value the session was started with (tests/conftest.py)."""
+    before = {key: spark.conf.get(key, None) for key in confs}
     for key, value in confs.items():
         spark.conf.set(key, value)
     try:
         yield spark
     finally:
-        for key in confs:
-            spark.conf.unset(key)
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)

@@ -160,7 +160,9 @@ def run_suites(classpath: str, home: Path, out: Path, fastwindow: bool,
     props = [f"-Dspark.test.home={home}", "-Dspark.extraListeners=fastwindow.testing.PlanCounter",
              f"-Dfastwindow.planCounter.file={counts}"]
     if fastwindow:
-        props.append("-Dspark.sql.extensions=fastwindow.FastWindowExtensions")
+        props += ["-Dspark.sql.extensions=fastwindow.FastWindowExtensions",
+                  # Spark's small test tables across tasks too, not only in one task.
+                  "-Dspark.fastwindow.acrossTasks.minInputSize=0"]
     outcome = Outcome()
     start = time.monotonic()
     alone = REGENERATED_SUITES | EXACT_FLOATS_SUITES

@@ -95,6 +95,7 @@ def check(spark):
     # the differential suite.
     spark.conf.set("spark.fastwindow.exactFloats", "true")
     spark.conf.set("spark.fastwindow.acrossTasks.enabled", "true")
+    spark.conf.set("spark.fastwindow.acrossTasks.minInputSize", "0")  # 4,000 rows spread too
     spark.conf.set("spark.fastwindow.acrossTasks.maxHaloRows", "100")
     spark.conf.set("spark.fastwindow.acrossTasks.skewedKeys", "true")
     spark.conf.set("spark.fastwindow.acrossTasks.skewedKeys.minInputSize", "0")

@@ -1,9 +1,8 @@
 package fastwindow.config
 
-import java.util.Locale
-
-import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.internal.SQLConf
+
+import fastwindow.config.ConfValues._
 
 /**
  * Every `spark.fastwindow.*` key, in one place.
@@ -54,22 +53,6 @@ object FastWindowConf {
     e
   }
 
-  private def bool(key: String, raw: String): Boolean = raw.toLowerCase(Locale.ROOT) match {
-    case "true" => true
-    case "false" => false
-    case other => throw badValue(key, other, "true or false")
-  }
-
-  private def oneOf(allowed: Seq[String])(key: String, raw: String): String = {
-    val upper = raw.toUpperCase(Locale.ROOT)
-    if (allowed.contains(upper)) upper else throw badValue(key, raw, allowed.mkString(", "))
-  }
-
-  private def badValue(key: String, value: String, expected: String) =
-    new IllegalArgumentException(
-      s"Invalid value '$value' for $key: expected $expected. Every fastwindow key and what it " +
-        "accepts: SQL `SET -v`, or `python -m fastwindow config --markdown`.")
-
   val ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.enabled",
     default = true,
@@ -96,14 +79,6 @@ object FastWindowConf {
       "Spark's WindowExec.",
     parse = bool
   )
-
-  private def positiveInt(key: String, raw: String): Int =
-    scala.util.Try(raw.toInt).toOption.filter(_ > 0)
-      .getOrElse(throw badValue(key, raw, "a positive integer"))
-
-  private def nonNegativeInt(key: String, raw: String): Int =
-    scala.util.Try(raw.toInt).toOption.filter(_ >= 0)
-      .getOrElse(throw badValue(key, raw, "an integer, 0 or more"))
 
   val STREAMING_ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.streaming.enabled",
@@ -149,13 +124,6 @@ object FastWindowConf {
       "running and all non-floating results are Spark's bit for bit either way.",
     parse = bool
   )
-
-  private def byteSize(key: String, raw: String): Long = {
-    val bytes =
-      try JavaUtils.byteStringAsBytes(raw)
-      catch { case _: NumberFormatException => -1L }
-    if (bytes >= 0) bytes else throw badValue(key, raw, "a size such as 0, 64m or 2g")
-  }
 
   val MEMORY_MAX_PARTITION_BYTES: Entry[Long] = entry(
     "spark.fastwindow.memory.maxPartitionBytes",
@@ -320,6 +288,17 @@ object FastWindowConf {
       "keep this many rows of each range's start and end, and when a range's frames reach " +
       "further (or a key plus an offset wraps around) the ranges are evaluated in one task.",
     parse = positiveInt
+  )
+
+  val ACROSS_TASKS_MIN_INPUT_SIZE: Entry[Long] = entry(
+    "spark.fastwindow.acrossTasks.minInputSize",
+    default = 32L * 1024 * 1024,
+    doc = "The smallest input (Spark's size estimate of the window's input plan: the files it " +
+      "reads, or a finished stage's output under adaptive execution) for which " +
+      "spark.fastwindow.acrossTasks.enabled spreads a window without PARTITION BY; a smaller " +
+      "one runs in one task, as the ranges' sample job and summaries add a fixed cost that a " +
+      "small input does not repay (docs/performance.md). 0 spreads every such window.",
+    parse = byteSize
   )
 
   val ACROSS_TASKS_SKEWED_KEYS: Entry[Boolean] = entry(

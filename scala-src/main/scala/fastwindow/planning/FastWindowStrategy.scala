@@ -166,14 +166,18 @@ object FastWindowStrategy extends SparkStrategy {
 
   /**
    * A window without PARTITION BY, which Spark runs in one task: spread over ranges of its ORDER
-   * BY keys when [[AcrossTasksSupport]] finds a role for every function (see `acrossTasks`).
-   * Otherwise one task, with the reason in explain.
+   * BY keys when its input is at least `acrossTasks.minInputSize` (by Spark's estimate) and
+   * [[AcrossTasksSupport]] finds a role for every function (see `acrossTasks`). Otherwise one
+   * task, with the reason in explain.
    */
   private def withoutPartitionBy(exec: FastWindowExec, plan: WindowPlan, output: Seq[Attribute],
       child: LogicalPlan): SparkPlan = {
+    val minInput = FastWindowConf.ACROSS_TASKS_MIN_INPUT_SIZE.get()
     val decision =
       if (!FastWindowConf.ACROSS_TASKS_ENABLED.get())
         AcrossTasksSupport.OneTask(AcrossTasksDisabled)
+      else if (child.stats.sizeInBytes < minInput)
+        AcrossTasksSupport.OneTask(smallInput(child.stats.sizeInBytes, minInput))
       else AcrossTasksSupport.decide(plan, exec.orderSpec, child.output)
     decision match {
       case AcrossTasksSupport.OneTask(spread) =>
@@ -187,6 +191,11 @@ object FastWindowStrategy extends SparkStrategy {
       case split: AcrossTasksSupport.Split => acrossTasks(exec, split, output, child)
     }
   }
+
+  private def smallInput(size: BigInt, min: Long): Spread.OneTask = Spread.OneTask(
+    f"its input is smaller (Spark's estimate: $size%,d bytes) than " +
+      f"${FastWindowConf.ACROSS_TASKS_MIN_INPUT_SIZE.key} ($min%,d bytes), where spreading it over " +
+      "ranges costs more than it saves")
 
   private val AggregatesWhereRowsAre = Spread.OneTask("its aggregates run in every task where " +
     "its scan reads the rows (spark.fastwindow.keyAggregates.enabled), unless an operator above " +
