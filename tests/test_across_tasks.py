@@ -25,7 +25,6 @@ SPREADING = pytest.mark.generated_only(
 
 RANGES = "numRanges"
 ACROSS_TASKS = "spark.fastwindow.acrossTasks.enabled"
-MIN_INPUT = "spark.fastwindow.acrossTasks.minInputSize"
 
 
 def _spread(spark, query: str, ranges: int, *, ansi=None, summary_reads=None) -> None:
@@ -332,24 +331,6 @@ def test_ignore_nulls_beside_other_halo_functions(series, spark, others):
     _spread(spark, f"""select id, lag(case when o < 50 or o % 300 = 0 then x end) ignore nulls
                        over w a, lead(n, 2) ignore nulls over w d, {others} from series
                        window w as (order by o)""", 7)
-
-
-@SPREADING
-def test_small_inputs_run_in_one_task(series, spark):
-    """By default an input smaller than acrossTasks.minInputSize (32 MB by Spark's estimate)
-    runs in one task, and the report says why; a threshold below it spreads the same window."""
-    query = "select id, row_number() over (order by o) r, lag(v) over (order by o) l from series"
-    spark.conf.unset(MIN_INPUT)  # the default (the test session spreads every size)
-    try:
-        with session_confs(spark, {ACROSS_TASKS: "true"}):
-            fast = run(spark, query, fastwindow_on=True)
-            assert_same_as_spark(spark, query)
-    finally:
-        spark.conf.set(MIN_INPUT, "0")
-    assert all("its input is smaller" in (r.note or "") and MIN_INPUT in r.note
-               for r in fast.reports), fast.reports
-    with session_confs(spark, {MIN_INPUT: "1k"}):
-        _spread(spark, query, 4)
 
 
 @SPREADING

@@ -1,10 +1,11 @@
 """Windows without PARTITION BY spread over tasks from other inputs, against Spark.
 
-Without ORDER BY (``x / sum(x) OVER ()``) over a child that is not a scan (a join, an aggregate;
-a scan's rows stay where they are: test_key_aggregates.py), the rows are split by a hash of their
-columns and every task is seeded with the merged aggregates of all rows. With ORDER BY over files,
-the range bounds come from a sample of the key columns read as column batches. The helpers and
-the ``series`` table are test_across_tasks.py's.
+Inputs below ``spark.fastwindow.acrossTasks.minInputSize`` stay in one task (by default; the test
+session sets it to 0). Without ORDER BY (``x / sum(x) OVER ()``) over a child that is not a scan (a
+join, an aggregate; a scan's rows stay where they are: test_key_aggregates.py), the rows are split
+by a hash of their columns and every task is seeded with the merged aggregates of all rows. With
+ORDER BY over files, the range bounds come from a sample of the key columns read as column
+batches. The helpers and the ``series`` table are test_across_tasks.py's.
 """
 
 from __future__ import annotations
@@ -13,6 +14,26 @@ import pytest
 
 from helpers import assert_same_as_spark, run, session_confs
 from test_across_tasks import ACROSS_TASKS, SPREADING, _spread, series  # noqa: F401 (a fixture)
+
+MIN_INPUT = "spark.fastwindow.acrossTasks.minInputSize"
+
+
+@SPREADING
+def test_small_inputs_run_in_one_task(series, spark):
+    """By default an input smaller than acrossTasks.minInputSize (32 MB by Spark's estimate)
+    runs in one task, and the report says why; a threshold below it spreads the same window."""
+    query = "select id, row_number() over (order by o) r, lag(v) over (order by o) l from series"
+    spark.conf.unset(MIN_INPUT)  # the default (the test session spreads every size)
+    try:
+        with session_confs(spark, {ACROSS_TASKS: "true"}):
+            fast = run(spark, query, fastwindow_on=True)
+            assert_same_as_spark(spark, query)
+    finally:
+        spark.conf.set(MIN_INPUT, "0")
+    assert all("its input is smaller" in (r.note or "") and MIN_INPUT in r.note
+               for r in fast.reports), fast.reports
+    with session_confs(spark, {MIN_INPUT: "1k"}):
+        _spread(spark, query, 4)
 
 
 # OVER () over a child that is not a scan (a scan's rows stay where they are: test_key_aggregates):
