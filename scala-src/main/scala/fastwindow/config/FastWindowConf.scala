@@ -290,15 +290,21 @@ object FastWindowConf {
     parse = positiveInt
   )
 
-  val ACROSS_TASKS_MIN_INPUT_SIZE: Entry[Long] = entry(
+  /** The smallest input, by Spark's estimate, for which a feature with a fixed cost is used. */
+  private def minInputSize(key: String, default: Long, forWhich: String): Entry[Long] = entry(
+    key,
+    default,
+    doc = "The smallest input (Spark's size estimate of the window's input plan: the files it " +
+      s"reads, or a finished stage's output under adaptive execution) for which $forWhich",
+    parse = byteSize
+  )
+
+  val ACROSS_TASKS_MIN_INPUT_SIZE: Entry[Long] = minInputSize(
     "spark.fastwindow.acrossTasks.minInputSize",
     default = 32L * 1024 * 1024,
-    doc = "The smallest input (Spark's size estimate of the window's input plan: the files it " +
-      "reads, or a finished stage's output under adaptive execution) for which " +
-      "spark.fastwindow.acrossTasks.enabled spreads a window without PARTITION BY; a smaller " +
-      "one runs in one task, as the ranges' sample job and summaries add a fixed cost that a " +
-      "small input does not repay (docs/performance.md). 0 spreads every such window.",
-    parse = byteSize
+    forWhich = "spark.fastwindow.acrossTasks.enabled spreads a window without PARTITION BY; a " +
+      "smaller one runs in one task, as the ranges' sample job and summaries add a fixed cost " +
+      "that a small input does not repay (docs/performance.md). 0 spreads every such window."
   )
 
   val ACROSS_TASKS_SKEWED_KEYS: Entry[Boolean] = entry(
@@ -319,14 +325,11 @@ object FastWindowConf {
     parse = bool
   )
 
-  val ACROSS_TASKS_SKEWED_KEYS_MIN_INPUT_SIZE: Entry[Long] = entry(
+  val ACROSS_TASKS_SKEWED_KEYS_MIN_INPUT_SIZE: Entry[Long] = minInputSize(
     "spark.fastwindow.acrossTasks.skewedKeys.minInputSize",
     default = 64L * 1024 * 1024,
-    doc = "The smallest input (Spark's size estimate of the window's input plan, e.g. the " +
-      "files it reads) for which spark.fastwindow.acrossTasks.skewedKeys samples the keys: the " +
-      "sample is a job of its own that reads the key columns, which a small input does not " +
-      "repay.",
-    parse = byteSize
+    forWhich = "spark.fastwindow.acrossTasks.skewedKeys samples the keys: the sample is a job " +
+      "of its own that reads the key columns, which a small input does not repay."
   )
 
   val BESIDE_COMET: Entry[String] = entry(
