@@ -96,7 +96,7 @@ object ModeFamily extends BufferedFrameFamily[ModeSpec] {
       peers,
       ops.values.head,
       spec.key.dataType,
-      InterpretedOrdering.forSchema(Seq(spec.key.dataType)),
+      InterpretedOrdering.forSchema(spec.key.dataType.asInstanceOf[StructType].map(_.dataType)),
       spec.tieBreak,
       spec.ordinal
     )

@@ -20,6 +20,7 @@ import fastwindow.ops.ValueOps
  *
  * @param locator  the frame's locator over a walk of the peer groups
  * @param key      the value of each row in a struct of one field, null where it is not counted
+ * @param ordering the values' order (over rows of the value alone), for ties broken by it
  * @param tieBreak `Some(highest)` where ties are broken by the values' order, None where Spark's
  *                 hash map breaks them
  */

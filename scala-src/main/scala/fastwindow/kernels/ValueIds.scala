@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
+import fastwindow.frames.StableIndexSort
 import fastwindow.ops.ValueOps
 
 /**
@@ -60,12 +61,23 @@ final class ValueIds(key: ValueOps, keyType: DataType) {
   /** The key (a row of one column, of the key's type) of `id`. */
   def keyOf(id: Int): UnsafeRow = keys(id)
 
-  /** Renumbers the ids in the order of their keys. */
+  /**
+   * Renumbers the ids in the order of their values, by `ordering` over rows of the value alone
+   * (the key's one field: ordering the key structs themselves builds an ordering per comparison).
+   */
   def sort(ordering: Ordering[InternalRow]): Unit = {
-    val byKey = (0 until count).sortWith((a, b) => ordering.lt(keys(a), keys(b))).toArray
+    val values = Array.tabulate[InternalRow](count)(id => keys(id).getStruct(0, 1))
+    val byKey = Array.range(0, count)
+    StableIndexSort.sort(byKey, 0, count, new Array[Int](count),
+      (a: Int, b: Int) => ordering.compare(values(a), values(b)))
     val rank = new Array[Int](count)
-    byKey.indices.foreach(k => rank(byKey(k)) = k)
-    val sorted = byKey.map(keys(_))
+    val sorted = new Array[UnsafeRow](count)
+    var k = 0
+    while (k < count) {
+      rank(byKey(k)) = k
+      sorted(k) = keys(byKey(k))
+      k += 1
+    }
     System.arraycopy(sorted, 0, keys, 0, count)
     var r = 0
     while (r < rows) {
