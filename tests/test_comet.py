@@ -93,11 +93,16 @@ PLACEMENTS = {
                    "left to Comet"),
     "running_sum": (f"sum(i) over ({W})", COMET_WINDOW, "left to Comet"),
     "share_of_total": ("v / sum(v) over (partition by k)", COMET_WINDOW, "left to Comet"),
-    "first_last": (f"first(s) over ({W}), last(v, true) over ({W})", COMET_WINDOW,
-                   "left to Comet"),
+    "first_last_moving": (f"first(s) over ({W} rows between 3 preceding and current row), "
+                          f"last(v, true) over ({W} rows between 3 preceding and current row)",
+                          COMET_WINDOW, "left to Comet"),
     "running_max": (f"max(v) over ({W})", COMET_WINDOW, "left to Comet"),
     "global_row_number": ("row_number() over (order by id)", COMET_WINDOW, "one native task"),
     "global_lag": ("lag(v) over (order by id)", COMET_WINDOW, "one native task"),
+    "global_forward_fill": ("last(v, true) over (order by id)", FAST,
+                            "than Comet's one native task too"),
+    "global_lag_ignore_nulls": ("lag(v) ignore nulls over (order by id)", FAST,
+                                "than Comet's one native task too"),
     # Comet runs these natively; fastwindow measured faster.
     "lag_lead": (f"lag(v) over ({W}), lead(v, 2, 0.0) over ({W})", FAST, "taken from Comet"),
     "moving_avg": (f"avg(v) over ({W} rows between 9 preceding and current row)", FAST,
@@ -106,6 +111,8 @@ PLACEMENTS = {
                   "row)", FAST, "taken from Comet: moving sum"),
     "moving_max": (f"max(v) over ({W} rows between 10 preceding and current row)", FAST,
                    "taken from Comet: moving max"),
+    "forward_fill": (f"first(s) over ({W}), last(v, true) over ({W})", FAST,
+                     "taken from Comet: first over a frame from the partition's start"),
     # Comet hands these to Spark's WindowExec: fastwindow takes them.
     "stddev": (f"stddev(v) over ({W} rows between 20 preceding and current row)", FAST,
                "Spark's WindowExec"),

@@ -15,8 +15,8 @@ import fastwindow.model.BesideComet.{CometFaster, FastwindowFaster, NotNative}
  * decimals of 28 digits or more over any frame), min and max of
  * strings, binary and nested values, first, last and nth_value over RANGE offsets, FILTER and
  * every other aggregate go back to Spark's WindowExec. Of what it runs, fastwindow was measured
- * faster on moving and RANGE-offset counts, sums, averages, minima and maxima
- * (docs/performance.md).
+ * faster on moving and RANGE-offset counts, sums, averages, minima and maxima, and on first,
+ * last and nth_value over frames from the partition's start (docs/performance.md).
  */
 object CometAggregates {
 
@@ -37,8 +37,20 @@ object CometAggregates {
           FastwindowFaster(s"moving ${function.prettyName} measured faster on fastwindow")
         case other => other
       }
-    case _: First | _: Last => ofFrame(frame, function.prettyName)
+    case _: First | _: Last => ofValue(frame, function.prettyName)
     case other => NotNative(s"Comet runs ${other.prettyName} over windows on Spark")
+  }
+
+  /**
+   * first, last and nth_value: run natively over the frames of [[ofFrame]], but measured faster
+   * on fastwindow over frames from the partition's start (a forward fill over large partitions
+   * most of all: Comet's time grows with the frame), without PARTITION BY too.
+   */
+  def ofValue(frame: FrameShape, name: String): BesideComet = ofFrame(frame, name) match {
+    case CometFaster if fromPartitionStart(frame) =>
+      FastwindowFaster(s"$name over a frame from the partition's start measured faster on " +
+          "fastwindow", overOneTask = true)
+    case other => other
   }
 
   /** What Comet makes of `frame` for a function it runs natively over other frames. */
@@ -57,6 +69,12 @@ object CometAggregates {
   private def slidesByRowsOrValues(frame: FrameShape): Boolean = frame match {
     case FrameShape.SlidingRows(Some(_), Some(_)) => true
     case r: FrameShape.SlidingRange => r.edges.exists(_.isInstanceOf[RangeEdge.Offset])
+    case _ => false
+  }
+
+  private def fromPartitionStart(frame: FrameShape): Boolean = frame match {
+    case FrameShape.RunningRows | FrameShape.RunningRange => true
+    case FrameShape.SlidingRows(None, Some(_)) => true
     case _ => false
   }
 

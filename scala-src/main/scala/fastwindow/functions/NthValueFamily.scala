@@ -25,7 +25,7 @@ final case class NthValueSpec(ordinal: Int, function: NthValue, frame: FrameShap
   override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
   override def resultPerPartition: Boolean = frame == FrameShape.WholePartition
   override def describe: String = s"nth_value over ${frame.sql}"
-  override def besideComet: BesideComet = CometAggregates.ofFrame(frame, "nth_value")
+  override def besideComet: BesideComet = CometAggregates.ofValue(frame, "nth_value")
 }
 
 /**

@@ -16,7 +16,7 @@ import fastwindow.model.{BesideComet, FallbackReason, WindowPlan}
  * measured faster there ([[fastwindow.model.BesideComet]], a fact of each function family), and a
  * window without PARTITION BY when the session has fewer task slots than
  * `besideComet.minSlotsAcrossTasks` (Comet keeps it in one native task; fastwindow's ranges divide
- * it by the slots). It takes the others, with the reason as the report's note; a window it left
+ * it by the slots), unless one of its functions beats Comet's one task whatever the slots. It takes the others, with the reason as the report's note; a window it left
  * that Comet hands to Spark after all is taken back after Comet's rules ([[TakeBackFromSpark]]).
  * Top-k per group limits are left to Comet's native group limit alike.
  */
@@ -65,14 +65,18 @@ object CometPlacement {
       val mode = FastWindowConf.BESIDE_COMET.get(conf)
       val facts = plan.functions.map(_.besideComet)
       val notNative = facts.collectFirst { case BesideComet.NotNative(why) => why }
-      val faster = facts.collectFirst { case BesideComet.FastwindowFaster(why) => why }
+      val faster = facts.collectFirst { case BesideComet.FastwindowFaster(why, _) => why }
+      val fasterOverOneTask =
+        facts.collectFirst { case BesideComet.FastwindowFaster(why, true) => why }
       val minSlots = FastWindowConf.BESIDE_COMET_MIN_SLOTS.get(conf)
       if (mode == BesideCometMode.TakeAll) Take(s"${FastWindowConf.BESIDE_COMET.key}=TAKE_ALL")
       else if (notNative.nonEmpty)
         Take(s"Comet would run it on Spark's WindowExec: ${notNative.get}")
       else if (mode == BesideCometMode.LeaveAll)
         leave(s"${FastWindowConf.BESIDE_COMET.key}=LEAVE_ALL")
-      else if (!partitioned && slots < minSlots) {
+      else if (!partitioned && fasterOverOneTask.nonEmpty) {
+        Take(s"${fasterOverOneTask.get}, than Comet's one native task too")
+      } else if (!partitioned && slots < minSlots) {
         leave(s"without PARTITION BY: Comet's one native task is faster on $slots task slots, " +
           s"fewer than ${FastWindowConf.BESIDE_COMET_MIN_SLOTS.key}=$minSlots")
       } else if (!partitioned) {

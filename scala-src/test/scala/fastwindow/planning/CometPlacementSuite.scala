@@ -1,7 +1,7 @@
 package fastwindow.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, Max, Min, StddevSamp}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Average, First, Last, Max, Min, StddevSamp}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
@@ -65,6 +65,11 @@ class CometPlacementSuite extends AnyFunSuite {
     assert(left(decide(rowNumber, auto)))
     assert(left(decide(planOf(Seq(win(agg(Max(v)), byId)), byId), auto)), "a running max")
     assert(decide(plan(agg(Max(v))), auto).isInstanceOf[CometPlacement.Take], "a moving max")
+    assert(decide(planOf(Seq(win(agg(Last(v, ignoreNulls = true)), byId)), byId), auto)
+        .isInstanceOf[CometPlacement.Take], "a forward fill: last over a running frame")
+    assert(left(decide(planOf(Seq(win(agg(First(v, ignoreNulls = false)), byId, lastTen)), byId),
+          auto)),
+      "first over a moving frame")
     assert(decide(lag, auto).isInstanceOf[CometPlacement.Take], "lag: faster on fastwindow")
     assert(decide(plan(agg(Average(v))), auto).isInstanceOf[CometPlacement.Take], "moving avg")
     for (notNative <- Seq(plan(agg(StddevSamp(v))), plan(agg(Min(s))), plan(agg(sumOf(dec))),
@@ -80,6 +85,14 @@ class CometPlacementSuite extends AnyFunSuite {
     val auto = conf()
     assert(left(decide(rowNumber, auto, partitioned = false, slots = 2)))
     assert(left(decide(lag, auto, partitioned = false, slots = 2)), "even where faster per key")
+    val lagIgnoringNulls = plan(Lag(v, Literal(1), Literal(null, DoubleType), ignoreNulls = true))
+    val forwardFill = planOf(Seq(win(agg(Last(v, ignoreNulls = true)), byId)), byId)
+    for ((p, what) <- Seq(lagIgnoringNulls -> "lag IGNORE NULLS", forwardFill -> "last")) {
+      decide(p, auto, partitioned = false, slots = 2) match {
+        case CometPlacement.Take(why) => assert(why.contains("one native task too"), why)
+        case other => fail(s"$what: $other")
+      }
+    }
     assert(decide(rowNumber, auto, partitioned = false, slots = 8)
         .isInstanceOf[CometPlacement.Take])
     val two = conf("spark.fastwindow.besideComet.minSlotsAcrossTasks" -> "2")
