@@ -16,8 +16,9 @@ import fastwindow.model.{BesideComet, FallbackReason, WindowPlan}
  * measured faster there ([[fastwindow.model.BesideComet]], a fact of each function family), and a
  * window without PARTITION BY when the session has fewer task slots than
  * `besideComet.minSlotsAcrossTasks` (Comet keeps it in one native task; fastwindow's ranges divide
- * it by the slots), unless one of its functions beats Comet's one task whatever the slots. It takes the others, with the reason as the report's note; a window it left
- * that Comet hands to Spark after all is taken back after Comet's rules ([[TakeBackFromSpark]]).
+ * it by the slots), unless one of its functions beats Comet's one task whatever the slots. It
+ * takes the others, with the reason as the report's note; a window it left that Comet hands to
+ * Spark after all is taken back after Comet's rules ([[TakeBackFromSpark]]).
  * Top-k per group limits are left to Comet's native group limit alike.
  */
 object CometPlacement {
