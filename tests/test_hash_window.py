@@ -5,7 +5,8 @@ the keys only to find where each group starts. fastwindow plans its hash window 
 (``HashWindowAggregateExec``, shown as ``FastWindow`` "by hash, no sort"): one pass adds each row
 to its key's aggregation buffer and keeps the row in Spark's spillable buffer, a second emits the
 rows joined to their group's results. Only aggregates whose result does not depend on the order
-of a group's rows run there, by keys of any hashable type. Every query runs with fastwindow on and
+of a group's rows (or, unless ``spark.fastwindow.exactFloats``, only by float rounding) run there,
+by keys of any hashable type. Every query runs with fastwindow on and
 off, and must give the same rows (both evaluators where the aggregates and keys are the subject).
 """
 
@@ -57,9 +58,18 @@ AGGREGATES = ["count(*)", "count(i)", "count(s, bo)", "sum(i)", "sum(l)", "sum(s
 #: Spark adds a group's rows in the order its sort leaves them, which is not the input order (its
 #: in-memory sorter moves rows to make room for NULL keys): these depend on that order, or their
 #: overflow could (38-digit decimal sums), so they stay on FastWindow over sorted input.
-ORDER_DEPENDENT = ["first(l)", "last(d)", "first(i, true)", "sum(d)", "avg(d)", "avg(i)",
-                   "stddev(i)", "min(d)", "max(f)", "sum(bigdec)", "avg(bigdec)", "max_by(id, g)",
-                   "avg(dec)"]
+ORDER_DEPENDENT = ["first(l)", "last(d)", "first(i, true)", "min(d)", "max(f)", "sum(bigdec)",
+                   "avg(bigdec)", "max_by(id, g)"]
+
+#: Floating aggregates, whose results depend on that order only by rounding, each with the
+#: aggregate that scales the difference allowed (sums of |x| and of x^2 are floating sums too).
+X = "cast(l as double) / 7"
+ROUNDED = {f"sum({X})": "a0", f"avg({X})": "a0", f"sum(abs({X}))": "a0",
+           f"stddev({X})": "a1", f"var_pop({X})": "a1", f"sum({X} * {X})": "a1",
+           "sum(f)": "a0", "avg(i)": "a0",
+           # Spark rewrites it into avg(unscaledvalue(dec)) / 100: an average of longs in a double
+           # sum, exact at these magnitudes (a decimal result, compared exactly).
+           "avg(dec)": "a0"}
 
 
 @pytest.mark.parametrize("ansi", [False, True])
@@ -139,6 +149,27 @@ def test_order_dependent_aggregates_stay_on_the_sorted_operator(spark, aggregate
     assert note.startswith(SORTED) and "depends on the order of the group's rows" in note, note
     assert "count(1)" not in note, note       # only the obstacle is named
     assert_same_as_spark(spark, query)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_floating_aggregates_per_key_unless_exact_floats(spark, exact):
+    """By hash, each key's rows are added in the order they arrive, which may round differently
+    from the order Spark's sort leaves them in (within float rounding: Spark's own order is its
+    shuffle's); with spark.fastwindow.exactFloats they stay on the sorted operator, bit for bit."""
+    scales = [f"sum(abs({X}))", f"sum({X} * {X})"]
+    query = whole(scales + list(ROUNDED))
+    with session_confs(spark, {"spark.fastwindow.exactFloats": str(exact).lower()}):
+        fast, hashed = hash_windows(spark, query)
+        if exact:
+            assert not hashed and "Sort " in fast.plan, fast.plan
+            note = sorted_note(fast)
+            assert note.startswith(SORTED) and "exactFloats=true" in note, note
+            assert_same_as_spark(spark, query)
+        else:
+            assert hashed and "Sort " not in fast.plan, fast.plan
+            tolerances = {f"a{k}": scale for k, scale in enumerate(["a0", "a1"] +
+                                                                   list(ROUNDED.values()))}
+            assert_same_as_spark(spark, query, tolerances=tolerances)
 
 
 @pytest.mark.parametrize("query,why", [

@@ -190,23 +190,31 @@ def test_aggregates_over_all_rows_run_where_the_rows_are(spark, files, ansi):
 
 @GENERATED_ONLY
 @pytest.mark.parametrize("exact", [False, True])
-def test_floating_sums_over_all_rows(spark, files, exact):
-    """Merged across tasks, a floating sum or average may differ from Spark's in the last bits (as
-    across ranges with ORDER BY); spark.fastwindow.exactFloats keeps it in one task, bit for
-    bit. Moments (stddev) stay in one task either way."""
-    x = "cast(v as double) / 7"
-    sums = (f"select id, sum({x}) over () s, avg({x}) over () a, sum(abs({x})) over () scale, "
-            f"sum(abs({x})) over () / count(*) over () avg_scale from wide_files")
-    moments = f"select id, stddev({x}) over () sd from wide_files"
+@pytest.mark.parametrize("over", ["partition by k", ""], ids=["by-key", "all-rows"])
+def test_floating_sums_merged(spark, files, exact, over):
+    """Merged from every task's partial sums, a floating sum or average may differ from Spark's in
+    the last bits (as across ranges with ORDER BY); spark.fastwindow.exactFloats keeps Spark's
+    order (the rows shuffled and sorted by key, or moved into one task), bit for bit. Moments
+    (stddev) are never merged: per key they run by hash over the shuffled rows unless exactFloats
+    (test_hash_window.py), over all rows in one task."""
+    x, w = "cast(v as double) / 7", f"over ({over})"
+    sums = (f"select id, sum({x}) {w} s, avg({x}) {w} a, sum(abs({x})) {w} scale, "
+            f"sum(abs({x})) {w} / count(*) {w} avg_scale from wide_files")
+    moments = f"select id, stddev({x}) {w} sd, sum({x} * {x}) {w} scale from wide_files"
     with session_confs(spark, {"spark.fastwindow.exactFloats": str(exact).lower()}):
-        fast, spread = all_rows_windows(spark, sums)
-        assert bool(spread) != exact, fast.plan
+        fast, merged = key_aggregate_windows(spark, sums)
+        assert bool(merged) != exact, fast.plan
         tolerances = None if exact else {
             "s": "scale", "a": "avg_scale", "scale": "scale", "avg_scale": "avg_scale"}
         assert_same_as_spark(spark, sums, tolerances=tolerances)
-        fast, spread = all_rows_windows(spark, moments)
-        assert not spread and "in one task: stddev" in fast.plan, fast.plan
-        assert_same_as_spark(spark, moments)
+        fast, merged = key_aggregate_windows(spark, moments)
+        assert not merged, fast.plan
+        if not over:
+            assert "in one task: stddev" in fast.plan, fast.plan
+        else:
+            assert ("by hash" in fast.plan) != exact, fast.plan
+        assert_same_as_spark(spark, moments,
+                             tolerances=None if exact else {"sd": "scale", "scale": "scale"})
 
 
 @GENERATED_ONLY

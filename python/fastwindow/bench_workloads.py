@@ -105,7 +105,8 @@ WORKLOADS: List[Workload] = [
     # Share of the group's total (TPC-DS q12/q20/q98): whole-partition aggregates.
     Workload("share_of_total", "whole",
              ["v / sum(v) OVER ({p})", "count(*) OVER ({p})"]),
-    # The same over doubles: over Spark's sort (a floating sum's last bits follow the rows' order).
+    # The same over doubles: by hash too, within float rounding (over Spark's sort with
+    # spark.fastwindow.exactFloats: a floating sum's last bits follow the rows' order).
     Workload("share_of_total_double", "whole",
              ["x / sum(x) OVER ({p})", "count(*) OVER ({p})"]),
     # The group's totals alone (no division: every key, even of one row with v = 0, under ANSI).

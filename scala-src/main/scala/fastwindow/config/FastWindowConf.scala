@@ -116,12 +116,14 @@ object FastWindowConf {
     "spark.fastwindow.exactFloats",
     default = false,
     doc = "Compute floating-point aggregates (sum of float/double, avg of any non-decimal, " +
-      "stddev, variance, skewness, kurtosis, co-moments, product) over moving, shrinking and " +
-      "RANGE frames bit for bit as Spark does: " +
-      "each frame folded in row order from its first row, O(rows x frame width) like WindowExec " +
-      "but over primitive columns. When false they take O(rows) whatever the frame width and " +
-      "may differ from Spark's in the last bits (see \"Exact results\" in docs/user-guide.md). Whole, " +
-      "running and all non-floating results are Spark's bit for bit either way.",
+      "stddev, variance, skewness, kurtosis, co-moments, product) bit for bit as Spark does: " +
+      "each moving, shrinking and RANGE frame folded in row order from its first row, " +
+      "O(rows x frame width) like WindowExec but over primitive columns, and every frame's " +
+      "rows added in Spark's order. When false, those frames take O(rows) whatever their " +
+      "width, whole-partition aggregates run per key by hash (rows added as they arrive) and " +
+      "sums and averages merge partial sums of several tasks (across tasks, or aggregated " +
+      "where the rows are): results may differ from Spark's in the last bits (see \"Exact " +
+      "results\" in docs/user-guide.md). Non-floating results are Spark's bit for bit either way.",
     parse = bool
   )
 
@@ -173,7 +175,8 @@ object FastWindowConf {
     default = true,
     doc = "Run a window of whole-partition aggregates without ORDER BY whose results do not " +
       "depend on the order of the rows (count, min and max of non-floating values, integral " +
-      "and decimal sums: sum(v) OVER (PARTITION BY k)), by keys Spark sorts by comparisons " +
+      "and decimal sums: sum(v) OVER (PARTITION BY k); floating sums, averages and moments " +
+      "too unless spark.fastwindow.exactFloats), by keys Spark sorts by comparisons " +
       "(strings, binary, several keys), per key in a hash map, in two passes over the task's " +
       "spillable rows, instead of sorting every row by the keys: no Sort is planned below it, " +
       "and its output has no order. Off: FastWindow runs it over sorted input.",

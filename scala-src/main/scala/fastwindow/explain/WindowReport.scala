@@ -170,7 +170,8 @@ object WindowReport extends AdaptiveSparkPlanHelper {
   private def sortedNotByHash(f: FastWindowExec): Option[String] =
     if (f.orderSpec.nonEmpty || f.partitionSpec.isEmpty) None
     else {
-      val why = HashWindowSupport.whyNot(f.windowExpression, f.partitionSpec, f.orderSpec)
+      val why = HashWindowSupport.whyNot(f.windowExpression, f.partitionSpec, f.orderSpec,
+        FastWindowConf.EXACT_FLOATS.get())
       Some(SortedNotByHash + (if (why.isEmpty) s"${FastWindowConf.HASH_WINDOW_ENABLED.key} is " +
                                 "false"
                               else why.mkString("; ")))

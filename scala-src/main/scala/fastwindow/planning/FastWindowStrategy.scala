@@ -86,7 +86,8 @@ object FastWindowStrategy extends SparkStrategy {
           plan.setTagValue(FallbackReasons, leftToComet.toSeq)
           Nil
         } else if (FastWindowConf.HASH_WINDOW_ENABLED.get() &&
-          HashWindowSupport.accepts(windowExprs, partitionSpec, orderSpec)) {
+          HashWindowSupport.accepts(windowExprs, partitionSpec, orderSpec,
+            FastWindowConf.EXACT_FLOATS.get())) {
           plan.unsetTagValue(FallbackReasons)
           HashWindowAggregateExec(windowExprs, partitionSpec, exec.child) :: Nil
         } else exec.support match {

@@ -20,7 +20,7 @@ import fastwindow.exec.window.FastWindowExec
  * key's aggregates to the rows where they are; and likewise a window of aggregates over the whole
  * input (`x / sum(x) OVER ()`, a `FastWindowExec` with neither PARTITION BY nor ORDER BY, over the
  * shuffle Spark places to move every row into one task), whose aggregates then run in every task
- * where the rows are ([[HashWindowSupport.whyNotOverWholeInput]] says which), when:
+ * where the rows are ([[HashWindowSupport.whyNotMerged]] says which, for both), when:
  *
  *  - the input can be read twice cheaply and gives the same rows both times: a file, range,
  *    local or cached table scan under filters and projections, every expression deterministic.
@@ -56,12 +56,11 @@ object KeyAggregatesPlacement extends Rule[SparkPlan] {
   private def place(plan: SparkPlan, above: Distribution): SparkPlan = plan match {
     case window @ HashWindowAggregateExec(exprs, keys, shuffle: ShuffleExchangeExec)
         if placedBySpark(shuffle) && readTwiceCheaply(shuffle.child) &&
-          !reliesOn(above, shuffle) =>
+          !reliesOn(above, shuffle) && mergeable(exprs) =>
       replaced(window, exprs, keys, shuffle.child)
     case window @ FastWindowExec(exprs, Nil, Nil, shuffle: ShuffleExchangeExec, _)
         if oneTaskBySpark(shuffle) && readTwiceCheaply(shuffle.child) &&
-          !reliesOn(above, shuffle) && HashWindowSupport.whyNotOverWholeInput(exprs,
-            FastWindowConf.EXACT_FLOATS.get(conf)).isEmpty =>
+          !reliesOn(above, shuffle) && mergeable(exprs) =>
       replaced(window, exprs, Nil, shuffle.child)
     case _ =>
       val required = plan.requiredChildDistribution
@@ -82,6 +81,10 @@ object KeyAggregatesPlacement extends Rule[SparkPlan] {
     placed.copyTagsFrom(window)
     placed
   }
+
+  /** Whether the aggregates' partial states of several tasks may be merged. */
+  private def mergeable(exprs: Seq[NamedExpression]): Boolean =
+    HashWindowSupport.whyNotMerged(exprs, FastWindowConf.EXACT_FLOATS.get(conf)).isEmpty
 
   /** Whether an operator above requiring `above` relies on the clustering `shuffle` makes. */
   private def reliesOn(above: Distribution, shuffle: ShuffleExchangeExec): Boolean =
