@@ -10,9 +10,10 @@ of one run per system — and the suite reports the median with min and max. Two
   sort included.
 
 With ``--systems ...,shuffle_only`` (end-to-end mode) a reference runs too: the columns the query
-reads, shuffled by its PARTITION BY key into the same sink, without the window. Every plan that
-shuffles every row pays at least that, so Spark's time over it (the **ceiling**) is the most any
-window operator running after the shuffle could gain on this machine. For a top-k, whose partial
+reads, shuffled by its PARTITION BY key (without PARTITION BY: into ranges of its ORDER BY key,
+unsorted) into the same sink, without the window. Every plan that shuffles every row pays at
+least that, so Spark's time over it (the **ceiling**) is the most any window operator running
+after the shuffle could gain on this machine. For a top-k, whose partial
 limit runs before the shuffle, the reference is the columns read alone (no shuffle), so its
 ceiling is the most any plan of the query could gain here.
 

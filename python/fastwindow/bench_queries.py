@@ -42,9 +42,8 @@ def _partition_by(sql: str) -> Optional[str]:
 def shuffle_only_sql(workload: Workload, shape: Shape, table: str) -> Optional[str]:
     """The end-to-end query without its window: the columns it reads, shuffled by its PARTITION BY
     key (as Spark's plan shuffles them) into the same sink. Without PARTITION BY, those columns
-    sorted by the window's ORDER BY (a range shuffle and a sort of each range: what a window
-    spread over tasks does at least, and a one-task plan's shuffle and sort with the sort on
-    every core). A top-k, whose partial limit runs before the shuffle (no plan of it moves every
+    shuffled into ranges of the window's ORDER BY key and not sorted (what a window spread over
+    tasks does at least: sorting each range is the window operator's part). A top-k, whose partial limit runs before the shuffle (no plan of it moves every
     row): the columns read alone, with no shuffle (what any plan of it pays). None for a window
     without ORDER BY (``OVER ()``) or over another source than the table."""
     sql = query_sql(workload, shape, table)
@@ -57,7 +56,8 @@ def shuffle_only_sql(workload: Workload, shape: Shape, table: str) -> Optional[s
     if workload.where:
         return f"SELECT {'*' if workload.select_all else ', '.join(columns)} FROM {table}"
     if key is None:
-        return f"SELECT {', '.join(columns)} FROM {table} ORDER BY {workload.order_key}"
+        return (f"SELECT /*+ REPARTITION_BY_RANGE({workload.order_key}) */ {', '.join(columns)} "
+                f"FROM {table}")
     return f"SELECT {', '.join(columns)} FROM {table} DISTRIBUTE BY {key}"
 
 
