@@ -43,9 +43,10 @@ def shuffle_only_sql(workload: Workload, shape: Shape, table: str) -> Optional[s
     """The end-to-end query without its window: the columns it reads, shuffled by its PARTITION BY
     key (as Spark's plan shuffles them) into the same sink. Without PARTITION BY, those columns
     shuffled into ranges of the window's ORDER BY key and not sorted (what a window spread over
-    tasks does at least: sorting each range is the window operator's part). A top-k, whose partial limit runs before the shuffle (no plan of it moves every
-    row): the columns read alone, with no shuffle (what any plan of it pays). None for a window
-    without ORDER BY (``OVER ()``) or over another source than the table."""
+    tasks does at least: sorting each range is the window operator's part). A top-k, whose
+    partial limit runs before the shuffle (no plan of it moves every row): the columns read
+    alone, with no shuffle (what any plan of it pays). None for a window without ORDER BY
+    (``OVER ()``) or over another source than the table."""
     sql = query_sql(workload, shape, table)
     key = _partition_by(sql)
     ordered = all("{w}" in e for e in workload.expressions)

@@ -14,10 +14,10 @@ import fastwindow.exec.shared.GroupIds
  * evaluates each key's results, which [[KeyAggregatesWindowExec]] broadcasts and joins to the
  * rows where they are. Only aggregates whose results do not depend on the order of a group's rows
  * run here ([[fastwindow.planning.HashWindowSupport]]), so neither the tasks' order nor the
- * merges' can change them, and, unless `spark.fastwindow.exactFloats`, floating sums and averages,
- * which they change within float rounding; under ANSI an integral sum may still overflow in one order and not in
- * another, so each task's [[IntegralSumGuard]] parts are added up: while they fit in a long, no
- * order of any group's rows overflows.
+ * merges' can change them, and, unless `spark.fastwindow.exactFloats`, floating sums and
+ * averages, which they change within float rounding; under ANSI an integral sum may still
+ * overflow in one order and not in another, so each task's [[IntegralSumGuard]] parts are added
+ * up: while they fit in a long, no order of any group's rows overflows.
  */
 object KeyAggregates {
 
