@@ -97,6 +97,10 @@ PLACEMENTS = {
                           f"last(v, true) over ({W} rows between 3 preceding and current row)",
                           COMET_WINDOW, "left to Comet"),
     "running_max": (f"max(v) over ({W})", COMET_WINDOW, "left to Comet"),
+    # lag alone is taken (below), but beside percent_rank, which makes fastwindow hold every
+    # partition whole as Comet does (slower over large ones), the window is left.
+    "lag_percent_rank": (f"lag(v) over ({W}), percent_rank() over ({W})", COMET_WINDOW,
+                         "holds each window partition whole"),
     "global_row_number": ("row_number() over (order by id)", COMET_WINDOW, "one native task"),
     "global_lag": ("lag(v) over (order by id)", COMET_WINDOW, "one native task"),
     "global_forward_fill": ("last(v, true) over (order by id)", FAST,

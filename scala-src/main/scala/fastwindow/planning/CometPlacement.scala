@@ -13,7 +13,10 @@ import fastwindow.model.{BesideComet, FallbackReason, WindowPlan}
  * Comet's rules run after the planner: a window fastwindow does not plan becomes Spark's
  * WindowExec, which Comet then replaces with its native window when it runs every function of it.
  * fastwindow leaves a window to Comet when every function is one Comet runs natively and was
- * measured faster there ([[fastwindow.model.BesideComet]], a fact of each function family), and a
+ * measured faster there ([[fastwindow.model.BesideComet]], a fact of each function family), or
+ * when one such function needs each window partition held whole (percent_rank, a whole-partition
+ * sum): fastwindow would hold them too, slower than Comet over large partitions, whatever its
+ * other functions gain; and a
  * window without PARTITION BY when the session has fewer task slots than
  * `besideComet.minSlotsAcrossTasks` (Comet keeps it in one native task; fastwindow's ranges divide
  * it by the slots), unless one of its functions beats Comet's one task whatever the slots. It
@@ -69,6 +72,11 @@ object CometPlacement {
       val faster = facts.collectFirst { case BesideComet.FastwindowFaster(why, _) => why }
       val fasterOverOneTask =
         facts.collectFirst { case BesideComet.FastwindowFaster(why, true) => why }
+      // Such a function makes fastwindow hold every window partition whole, as Comet does, but
+      // slower over large ones: the gain of the others does not pay for it.
+      val heldWhole = plan.functions.collectFirst {
+        case f if f.besideComet == BesideComet.CometFaster && f.streamBounds.isEmpty => f.describe
+      }
       val minSlots = FastWindowConf.BESIDE_COMET_MIN_SLOTS.get(conf)
       if (mode == BesideCometMode.TakeAll) Take(s"${FastWindowConf.BESIDE_COMET.key}=TAKE_ALL")
       else if (notNative.nonEmpty)
@@ -83,6 +91,9 @@ object CometPlacement {
       } else if (!partitioned) {
         Take(
           s"across tasks on $slots task slots (${FastWindowConf.BESIDE_COMET_MIN_SLOTS.key}=$minSlots)")
+      } else if (faster.nonEmpty && heldWhole.nonEmpty) {
+        leave(s"${heldWhole.get} holds each window partition whole, which Comet's native window " +
+          "does faster over large partitions")
       } else if (faster.nonEmpty) Take(faster.get)
       else leave("Comet runs every function of it natively, measured faster than fastwindow")
     }

@@ -42,7 +42,8 @@ class CometPlacementSuite extends AnyFunSuite {
   }
 
   private val rowNumber = plan(RowNumber())
-  private val lag = plan(Lag(v, Literal(1), Literal(null, DoubleType), ignoreNulls = false))
+  private val lagOfV = Lag(v, Literal(1), Literal(null, DoubleType), ignoreNulls = false)
+  private val lag = plan(lagOfV)
 
   test("without Comet in the session (or with its windows off) nothing is left to it") {
     val none = new SQLConf
@@ -71,6 +72,13 @@ class CometPlacementSuite extends AnyFunSuite {
           auto)),
       "first over a moving frame")
     assert(decide(lag, auto).isInstanceOf[CometPlacement.Take], "lag: faster on fastwindow")
+    val lagAndPercentRank =
+      planOf(Seq(win(lagOfV, byId), win(PercentRank(byId.map(_.child)), byId)), byId)
+    decide(lagAndPercentRank, auto) match {
+      case CometPlacement.Leave(reason) =>
+        assert(reason.message.contains("holds each window partition whole"), reason)
+      case other => fail(s"lag beside percent_rank: $other")
+    }
     assert(decide(plan(agg(Average(v))), auto).isInstanceOf[CometPlacement.Take], "moving avg")
     for (notNative <- Seq(plan(agg(StddevSamp(v))), plan(agg(Min(s))), plan(agg(sumOf(dec))),
         plan(RowNumber(), agg(StddevSamp(v))))) {
