@@ -301,6 +301,11 @@ def _spark_error(error: Exception) -> Optional[SparkError]:
             condition = None
         if condition:
             return SparkError(condition, dict(java.getMessageParameters()), str(java))
+        if java.getCause() is None:
+            # No condition anywhere (Spark's own `ArithmeticException("long overflow")` from a
+            # timestamp's addition, say): the innermost exception's class and message.
+            root = f"{java.getClass().getName()}: {java.getMessage()}"
+            return SparkError(None, {"exception": root}, str(java))
         java = java.getCause()
     return None
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import pytest
 
 from helpers import (DATE_RANGE_DAY_INTERVAL, assert_falls_back, assert_float_sums_close,
-                     assert_same_as_spark, assert_same_outcome_with_ansi, needs_window_filter)
+                     assert_runs_agree, assert_same_as_spark, assert_same_error,
+                     assert_same_outcome_with_ansi, needs_window_filter, run, session_confs,
+                     spark_run_with_ansi)
 from query_shapes import in_turns
 from test_more_aggregates import assert_variances_close, variance_query
 
@@ -109,6 +111,28 @@ def test_edges_near_type_limits_with_ansi(spark, key, frame, order):
     edges it computes. fastwindow computes the same edges at the same points: same error or same
     values."""
     assert_same_outcome_with_ansi(spark, select(["count(*)", "sum(l)"], frame, key, order))
+
+
+@pytest.mark.parametrize("ansi", [True, False])
+@pytest.mark.parametrize("key_type", ["timestamp", "timestamp_ntz"])
+@pytest.mark.parametrize("order", ["asc", "desc"])
+def test_timestamp_hour_edges_near_limits(spark, ansi, key_type, order):
+    """Offsets under a day on timestamps at the limits of a bigint of microseconds: an edge past
+    them fails with Spark's overflow, in both ANSI modes, wherever Spark computes one."""
+    frame = ("range between interval '0 02:00' day to minute preceding and "
+             "interval '0 00:30' day to minute following")
+    query = f"""select id, count(*) over (partition by p order by ts {order} {frame}) c,
+                       min(id) over (partition by p order by ts {order} {frame}) m
+                from (select id, id % 2 p, cast(timestamp_micros(
+                        if(id < 8, 9223372036854775807 - id * 900000000,
+                           -9223372036854775807 + (id - 8) * 900000000)) as {key_type}) ts
+                      from range(16))"""
+    expected = spark_run_with_ansi(spark, query, ansi)
+    if expected is None:
+        assert_same_error(spark, query, ansi=ansi)
+    else:
+        with session_confs(spark, {"spark.sql.ansi.enabled": str(ansi).lower()}):
+            assert_runs_agree(run(spark, query, fastwindow_on=True), expected)
 
 
 def test_bigint_edges_near_limits(spark):

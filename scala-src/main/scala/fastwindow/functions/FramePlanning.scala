@@ -7,7 +7,7 @@ import org.apache.spark.sql.types._
 
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.{FrameLocator, PeerGroups}
-import fastwindow.model.{FrameShape, RangeEdge}
+import fastwindow.model.{FrameShape, RangeEdge, TimestampPlusMicros}
 import fastwindow.ops.{FunctionOps, RangeEdgeRequest}
 
 /**
@@ -126,8 +126,9 @@ object FramePlanning {
    * The edge value of a RANGE offset, computed from the current row's key (`BoundReference(0)`)
    * by the expression Spark's WindowExec uses (`createBoundOrdering`): the offset's sign flipped
    * for DESC, then added with the key type's own addition. Built here, with the session's ANSI
-   * mode and time zone, so the result and its overflow errors are Spark's. None for a type pair
-   * Spark does not add this way.
+   * mode and time zone, so the result and its overflow errors are Spark's (a timestamp plus less
+   * than a day: the same sum without a zoned date-time per row). None for a type pair Spark does
+   * not add this way.
    */
   private def edgeBound(key: SortOrder, offset: Expression): Option[Expression] = {
     val current = BoundReference(0, key.dataType, key.nullable)
@@ -143,7 +144,8 @@ object FramePlanning {
       case (TimestampType | TimestampNTZType, _: YearMonthIntervalType) =>
         TimestampAddYMInterval(current, signed, timeZone)
       case (TimestampType | TimestampNTZType, _: DayTimeIntervalType) =>
-        ArithmeticShim.timestampAddInterval(current, signed, timeZone)
+        TimestampPlusMicros.shorterThanADay(current, signed)
+          .getOrElse(ArithmeticShim.timestampAddInterval(current, signed, timeZone))
       case (d: DecimalType, _: DecimalType) => DecimalAddNoOverflowCheck(current, signed, d)
       case (a, b) if a == b && TypeSet.numeric.contains(a) => Add(current, signed)
       case (a: YearMonthIntervalType, b: YearMonthIntervalType) if a == b => Add(current, signed)
