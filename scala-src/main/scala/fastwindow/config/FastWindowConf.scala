@@ -245,16 +245,15 @@ object FastWindowConf {
     default = 32768,
     doc = "After this many rows of a task, the group sort and the final top-k check whether " +
       "nine rows in ten had a PARTITION BY key of their own; if so, grouping by hash buys " +
-      "nothing, and they give the task's rows to Spark's sorter (except the final " +
-      "row_number() <= 1, which holds one row per key at no more cost). The partial top-k " +
+      "nothing, and they give the task's rows to Spark's sorter. The partial top-k " +
       "(before the shuffle) judges every this many rows, all through the task, whether " +
-      "holding rows drops enough of them to pay (one in ten for row_number() <= 1, two in " +
+      "holding rows drops enough of them to pay (one in ten for limits up to 8 rows, two in " +
       "five otherwise, from the rows it dropped and the distinct keys it saw, counted by a " +
       "sketch): if not, it passes rows on, and holds again when their keys come back. " +
-      "row_number() <= 1 first holds up to 16 times this many keys, betting that they come " +
-      "back; a limit of k > 1, or rank or dense_rank, over more than 32,768 keys sorts the " +
-      "rest of the task instead of holding again, as Spark's partial limit does. 0: never " +
-      "check (always group, always hold).",
+      "Limits up to 8 rows first hold up to 16 times this many keys, betting that they come " +
+      "back; a larger limit over more than 32,768 keys sorts the rest of the task instead of " +
+      "holding again, as Spark's partial limit does. 0: never check (always group, always " +
+      "hold).",
     parse = nonNegativeInt
   )
 

@@ -36,8 +36,8 @@ import fastwindow.frames.RankLimit
  *    between them; the sort concerns the survivors only. When memory is refused it gives what it
  *    holds and the rest of its input to Spark's external sorter (which spills) and applies the
  *    limit to the sorted rows ([[SortedGroupLimit]]); the output and its order are the same. It
- *    does the same when its first rows had nearly a key each (an object per group for about one
- *    row each), except for `row_number() <= 1`, whose groups hold one row each in one arena.
+ *    does the same when its first rows had nearly a key each: a group per row, read back in key
+ *    order, reads the rows in random order, where the sorter's pages read them in turn.
  *
  * It is a `UnaryExecNode`, not a `WindowExecBase`: Spark rules that treat window operators as
  * order-preserving (4.3's `PushDownLocalSort`) must not see one in a node that reorders.
@@ -185,9 +185,9 @@ object HashGroupLimitExec {
 
   /**
    * The final mode's output: every group's kept rows in order, groups in key order; or, once
-   * memory is refused, or when the first `sampleRows` rows (0: never) had nearly a key each and
-   * each group would be an object of its own for about one row, every row held or still to come
-   * given to `sorter` and limited by `limitSorted` (a row dropped already is in no group's limit).
+   * memory is refused, or when the first `sampleRows` rows (0: never) had nearly a key each (a
+   * group per row), every row held or still to come given to `sorter` and limited by
+   * `limitSorted` (a row dropped already is in no group's limit).
    */
   def finalRows(
       rows: Iterator[UnsafeRow],
@@ -205,7 +205,7 @@ object HashGroupLimitExec {
       if (!groups.offer(row)) {
         refused = row
         sorts = true
-      } else if (read == sampleRows && !groups.keepsRowsInArena && groups.nearlyDistinct(read)) {
+      } else if (read == sampleRows && groups.nearlyDistinct(read)) {
         sorts = true
       }
     }

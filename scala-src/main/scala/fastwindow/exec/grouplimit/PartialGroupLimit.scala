@@ -124,16 +124,11 @@ private[grouplimit] final class PartialGroupLimit(
 private[grouplimit] object PartialGroupLimit {
 
   /**
-   * The judge of a partial top-k over `groups`, judging every `step` rows. `row_number() <= 1`
-   * keeps one row per key in an arena, at about the cost of a sort's row: holding pays from one
-   * row dropped in ten, and goes on while the share dropped rises. Groups of their own (objects,
-   * every row admitted copied, groups sorted as they fill) are held or sorted from two rows in
-   * five. Measured end to end from Parquet (4M rows, 200k keys, every column with a string, 8
-   * shuffle partitions, `python -m fastwindow bench --shapes cycle20,keys20 --workloads
-   * top3_rank_rows,dedup_latest`): a partial top-3 (later rows first) that held its rows in a
-   * hash map at 5 to 10 rows per key and task took 5.7-6.2 s where passing them on took 3.1-4.4
-   * s (Spark 2.8-5.0 s); `row_number() <= 1` over keys cycling took 2.6 s held once they came
-   * back, 4.1 s passed on (Spark 2.1-2.3 s).
+   * The judge of a partial top-k over `groups`, judging every `step` rows. Limits that keep their
+   * rows in an arena (up to [[TopRowsPerGroup.MaxLimit]] rows per key) hold a row at about the
+   * cost of a sort's row: holding pays from one row dropped in ten, and goes on while the share
+   * dropped rises. Groups of their own (objects, larger limits) are held or sorted from two rows
+   * in five. Measurements: docs/performance.md, "Top-k per group, end to end".
    */
   def judge(groups: TopKPerKey, limit: Int, step: Long): HoldingJudge =
     if (groups.keepsRowsInArena) {
@@ -142,10 +137,10 @@ private[grouplimit] object PartialGroupLimit {
     } else new HoldingJudge(limit, 0.4, step, holdsWhileRising = false, investedKeys = 0)
 
   /**
-   * The keys `row_number() <= 1` holds, in judgement steps, before it judges whether they come
-   * back (524,288 at the default step, some tens of MB of rows): a cycle of up to that many keys
-   * is dropped against from its second turn on, where passing its first turn on would have sent
-   * twice Spark's rows through the shuffle.
+   * The keys a limit kept in an arena holds, in judgement steps, before it judges whether they
+   * come back (524,288 at the default step, some tens of MB of rows per row kept a key): a cycle
+   * of up to that many keys is dropped against from its second turn on, where passing its first
+   * turn on would have sent more than Spark's rows through the shuffle.
    */
   val ArenaBetSteps: Long = 16
 }

@@ -11,10 +11,12 @@ import fastwindow.frames.{GroupTopK, RankLimit}
 
 /**
  * One task's groups (PARTITION BY keys, numbered by [[fastwindow.exec.shared.GroupIds]]), each
- * with the rows a rank-like limit may keep: for `row_number() <= 1`, its one row in a
- * [[BestRowPerGroup]] arena; otherwise a [[GroupTopK]]. The rows held are accounted to the task's
- * [[fastwindow.exec.shared.MemoryBudget]]; `offer` returns false, without adding the row, when
- * more memory is refused, and the caller decides (emit what is held, or sort instead).
+ * with the rows a rank-like limit may keep: for limits up to [[TopRowsPerGroup.MaxLimit]], in one
+ * [[TopRowsPerGroup]] arena while they fit its slots (ties of rank and dense_rank may not);
+ * otherwise in a [[GroupTopK]] of the group's own.
+ * The rows held are accounted to the task's [[fastwindow.exec.shared.MemoryBudget]]; `offer`
+ * returns false, without adding the row, when more memory is refused, and the caller decides
+ * (emit what is held, or sort instead).
  */
 final class TopKPerKey(
     keyOf: UnsafeProjection,
@@ -28,15 +30,16 @@ final class TopKPerKey(
 
   private var ids = GroupIds(keyTypes)
 
-  /** For row_number <= 1 (else null): each group's row. */
-  private val best =
-    if (limit == 1 && rank == RankLimit.RowNumber) new BestRowPerGroup(order) else null
+  /** Up to [[TopRowsPerGroup.MaxLimit]] (else null): the groups' rows while in the arena. */
+  private val arena =
+    if (limit <= TopRowsPerGroup.MaxLimit) new TopRowsPerGroup(order, limit, rank)
+    else null
 
-  /** Otherwise, by group id: the rows kept. */
+  /** By group id: the rows of a group not in `arena` (null for those in it). */
   private var groups = new Array[GroupTopK[UnsafeRow]](16)
   private var count = 0
 
-  /** Bytes held by the groups' keys and bounds, and, without `best`, by their rows. */
+  /** Bytes held by the groups' keys and bounds, and by the rows not in `arena`. */
   private var heldBytes = 0L
   private var peakBytes = 0L
 
@@ -65,46 +68,70 @@ final class TopKPerKey(
       return true
     }
     val added = if (id >= 0) 0L else weigh(key) + ids.bytesPerKey + BoundBytes
-    val kept = if (best != null) offerBest(id, key, row, added) else offerTopK(id, key, row, added)
-    if (kept) peakBytes = math.max(peakBytes, heldBytes + (if (best != null) best.bytes else 0L))
+    val kept =
+      if (inArena(id)) offerToArena(id, key, row, added) else offerTopK(id, key, row, added)
+    if (kept) peakBytes = math.max(peakBytes, heldBytes + arenaBytes)
     kept
   }
 
-  private def admits(id: Int, row: UnsafeRow): Boolean =
-    if (best != null) best.admits(id, row) else groups(id).admits(row)
+  /** Whether group `id` (a new one if negative) holds its rows in `arena`. */
+  private def inArena(id: Int): Boolean =
+    arena != null && (id < 0 || id >= groups.length || groups(id) == null)
 
-  private def offerBest(id: Int, key: UnsafeRow, row: UnsafeRow, added: Long): Boolean = {
+  private def arenaBytes: Long = if (arena != null) arena.bytes else 0L
+
+  private def admits(id: Int, row: UnsafeRow): Boolean =
+    if (inArena(id)) arena.admits(id, row) else groups(id).admits(row)
+
+  private def offerToArena(id: Int, key: UnsafeRow, row: UnsafeRow, added: Long): Boolean = {
     val groupId = if (id >= 0) id else count
-    if (!fits(heldBytes + added + best.bytesAfterPut(groupId, row))) return false
+    if (!fits(heldBytes + added + arena.bytesAfterOffer(groupId, row))) return false
+    val rowsBefore = if (id >= 0) arena.rowsOf(id) else 0
+    val outcome = arena.offer(groupId, row)
     if (id < 0) {
       ids.add(key)
       count += 1
       heldBytes += added
-    } else {
-      dropped += 1
     }
-    best.put(groupId, row)
-    bounds.foreach(_.update(groupId, best.kept(groupId)))
+    outcome match {
+      case TopRowsPerGroup.Held => if (rowsBefore == limit) dropped += 1
+      case TopRowsPerGroup.Refused => dropped += 1
+      case _ => return offerTopK(groupId, key, row, 0L) // too many ties: the rows move out
+    }
+    bounds.foreach(_.update(groupId, arena.bound(groupId)))
     true
   }
 
   private def offerTopK(id: Int, key: UnsafeRow, row: UnsafeRow, added: Long): Boolean = {
-    if (!fits(heldBytes + added + GroupOverhead + weigh(row))) return false
-    val group = if (id >= 0) groups(id)
+    if (!fits(heldBytes + arenaBytes + added + GroupOverhead + weigh(row))) return false
+    val groupId = if (id >= 0) id
     else {
-      val group = new GroupTopK[UnsafeRow](rank, limit, order, weigh, copyRow)
-      if (count == groups.length) groups = java.util.Arrays.copyOf(groups, count * 2)
-      groups(ids.add(key)) = group
       count += 1
-      heldBytes += added + GroupOverhead
-      group
+      heldBytes += added
+      ids.add(key)
     }
+    val group = topKOf(groupId)
     val (bytesBefore, rowsBefore) = (group.bytes, group.count)
     group.add(row)
     heldBytes += group.bytes - bytesBefore
     dropped += rowsBefore + 1 - group.count
-    bounds.foreach(_.update(if (id >= 0) id else count - 1, group.boundRow))
+    bounds.foreach(_.update(groupId, group.boundRow))
     true
+  }
+
+  /** Group `id`'s [[GroupTopK]], made for a new group or from the rows it held in `arena`. */
+  private def topKOf(id: Int): GroupTopK[UnsafeRow] = {
+    if (id >= groups.length) groups = java.util.Arrays.copyOf(groups, math.max(id + 1, count * 2))
+    if (groups(id) == null) {
+      val group = new GroupTopK[UnsafeRow](rank, limit, order, weigh, copyRow)
+      if (arena != null && id < arena.count) {
+        (0 until arena.rowsOf(id)).foreach(place => group.add(arena.row(id, place)))
+        arena.release(id)
+      }
+      groups(id) = group
+      heldBytes += GroupOverhead + group.bytes
+    }
+    groups(id)
   }
 
   private def fits(bytes: Long): Boolean = budget.fits(bytes)
@@ -122,28 +149,57 @@ final class TopKPerKey(
   def nearlyDistinct(rows: Long): Boolean = ids.nearlyDistinct(rows)
 
   /**
-   * Whether each group's row sits in one arena (`row_number() <= 1`), with no object per group:
-   * then a group per row costs about what a sort's row does.
+   * Whether groups keep their rows in one arena (limits up to [[TopRowsPerGroup.MaxLimit]]), with
+   * no object per group: then a group per row costs about what a sort's row does.
    */
-  def keepsRowsInArena: Boolean = best != null
+  def keepsRowsInArena: Boolean = arena != null
 
   /**
    * The kept rows of the groups `ids`, in that order, each group's in its order; each row is
    * valid until the next one is read.
    */
-  def keptRows(ids: Iterator[Int]): Iterator[UnsafeRow] =
-    if (best != null) ids.map(best.kept) else ids.flatMap(groups(_).result())
+  def keptRows(ids: Iterator[Int]): Iterator[UnsafeRow] = new GroupRows(ids, _.result())
 
   /** Every row held, unsorted and not cut to the limit yet (each valid until the next is read). */
-  def heldRows: Iterator[UnsafeRow] =
-    if (best != null) Iterator.range(0, count).map(best.kept)
-    else groups.iterator.take(count).flatMap(_.held)
+  def heldRows: Iterator[UnsafeRow] = new GroupRows(Iterator.range(0, count), _.held)
+
+  /** The rows of groups `ids` in turn: those in the arena, or `ofObject`'s of the others. */
+  private final class GroupRows(ids: Iterator[Int],
+      ofObject: GroupTopK[UnsafeRow] => Iterator[UnsafeRow])
+    extends Iterator[UnsafeRow] {
+    private var id = -1
+    private var place = 0
+    private var inArena = 0
+    private var others: Iterator[UnsafeRow] = Iterator.empty
+
+    override def hasNext: Boolean = {
+      while (place == inArena && !others.hasNext && ids.hasNext) {
+        id = ids.next()
+        place = 0
+        if (TopKPerKey.this.inArena(id)) inArena = arena.rowsOf(id)
+        else {
+          inArena = 0
+          others = ofObject(groups(id))
+        }
+      }
+      place < inArena || others.hasNext
+    }
+
+    override def next(): UnsafeRow = {
+      if (!hasNext) throw new NoSuchElementException
+      if (place < inArena) {
+        place += 1
+        arena.row(id, place - 1)
+      } else others.next()
+    }
+  }
 
   /** Forgets every group and returns their memory. */
   def clear(): Unit = {
     ids = GroupIds(keyTypes)
     bounds.foreach(_.clear())
-    if (best != null) best.clear() else groups = new Array[GroupTopK[UnsafeRow]](16)
+    if (arena != null) arena.clear()
+    groups = new Array[GroupTopK[UnsafeRow]](16)
     count = 0
     heldBytes = 0
     budget.release()

@@ -63,12 +63,15 @@ class PartialGroupLimitSuite extends AnyFunSuite {
 
   private val n = 200000
 
-  test("keys cycling (each repeats only after its cycle): holding starts again once they do") {
-    // A cycle long enough to pay for a top-3 (20 rows per key: three in four dropped).
+  /** A limit held as objects of their own, not in an arena. */
+  private val ObjectLimit = TopRowsPerGroup.MaxLimit + 1
+
+  test("keys cycling, limits held as objects: holding starts again once they do") {
+    // A cycle long enough to pay (100 rows per key: five in six dropped).
     for (sorts <- Seq(false, true)) {
-      val keys = Seq.tabulate(n)(_ % 10000)
-      val out = run(keys, 3, sorts = sorts)
-      assertKeepsTopRows(keys, 3, out)
+      val keys = Seq.tabulate(n)(_ % 2000)
+      val out = run(keys, ObjectLimit, sorts = sorts)
+      assertKeepsTopRows(keys, ObjectLimit, out)
       assert(out.resumed >= 1, s"passed ${out.passed}, output ${out.output.size}")
       // Spark's sorted partial limit gives cycle x limit rows (of 200,000); the rows passed
       // before the keys came back often enough to pay are the price of not knowing the future.
@@ -76,32 +79,36 @@ class PartialGroupLimitSuite extends AnyFunSuite {
     }
   }
 
-  test("row_number <= 1 holds a cycle of keys up to its bet, and drops against it from then") {
+  test("limits kept in an arena hold a cycle of keys up to their bet, and drop against it") {
     val bet = (PartialGroupLimit.ArenaBetSteps * Step).toInt
-    for (cycle <- Seq(20000, bet)) {
-      val keys = Seq.tabulate(math.max(n, 2 * bet))(_ % cycle)
-      val out = run(keys, 1)
-      assertKeepsTopRows(keys, 1, out)
-      assert(out.passed == 0 && out.output.size == cycle, s"cycle $cycle: passed ${out.passed}")
+    for (limit <- Seq(1, 3); cycle <- Seq(20000, bet)) {
+      val keys = Seq.tabulate(math.max(n, 4 * bet))(_ % cycle)
+      val out = run(keys, limit)
+      assertKeepsTopRows(keys, limit, out)
+      assert(out.passed == 0 && out.output.size == cycle * limit,
+        s"limit $limit, cycle $cycle: passed ${out.passed}")
     }
   }
 
-  test("a top-3 over more keys than a cache holds, cycling: the rest of the task is sorted") {
-    val keys = Seq.tabulate(2 * n)(_ % 40000)
-    val out = run(keys, 3, sorts = true)
-    assertKeepsTopRows(keys, 3, out)
-    // Passed until about 2.5 rows per key had come, then the rest sorted and limited.
-    assert(out.resumed == 1 && out.passed < n && out.output.size < n * 6 / 5, out.output.size)
+  test("a limit held as objects over more keys than a cache holds, cycling: the rest sorted") {
+    val keys = Seq.tabulate(36 * 40000)(_ % 40000)
+    val out = run(keys, ObjectLimit, sorts = true)
+    assertKeepsTopRows(keys, ObjectLimit, out)
+    // Passed until holding 17 rows per key would drop two rows in five, then the rest sorted
+    // and limited (Spark's sorted partial limit gives 17 rows per key, 680,000).
+    assert(out.resumed == 1 && out.output.size < keys.size * 19 / 20, out.output.size)
   }
 
-  test("distinct keys: rows are passed on, not held (row_number <= 1 after its bet)") {
+  test("distinct keys: rows are passed on, not held (limits in an arena after their bet)") {
     val bet = (PartialGroupLimit.ArenaBetSteps * Step).toInt
     val keys = Seq.tabulate(bet + n)(identity)
-    val out = run(keys, 1)
-    assertKeepsTopRows(keys, 1, out)
-    assert(out.passed > n * 9 / 10 && out.passed <= n && out.resumed == 0, out.passed)
-    val top3 = run(keys.take(n), 3)
-    assert(top3.passed > n * 9 / 10 && top3.resumed == 0, top3.passed)
+    for (limit <- Seq(1, 3)) {
+      val out = run(keys, limit)
+      assertKeepsTopRows(keys, limit, out)
+      assert(out.passed > n * 9 / 10 && out.passed <= n && out.resumed == 0, out.passed)
+    }
+    val objects = run(keys.take(n), ObjectLimit)
+    assert(objects.passed > n * 9 / 10 && objects.resumed == 0, objects.passed)
   }
 
   test("keys repeating within a few rows: held from the first row to the last") {
@@ -128,7 +135,7 @@ class PartialGroupLimitSuite extends AnyFunSuite {
           case _ => Seq.fill(len)(rng.nextInt(1 + rng.nextInt(5000))) // random
         }
       }.flatten
-      val limit = 1 + rng.nextInt(3)
+      val limit = Seq(1, 2, 3, ObjectLimit)(rng.nextInt(4))
       val rank = Seq(RankLimit.RowNumber, RankLimit.Rank, RankLimit.DenseRank)(rng.nextInt(3))
       assertKeepsTopRows(keys, limit, run(keys, limit, rank, sorts = trial % 2 == 0))
     }
