@@ -93,11 +93,10 @@ final class TopKPerKey(
       count += 1
       heldBytes += added
     }
-    outcome match {
-      case TopRowsPerGroup.Held => if (rowsBefore == limit) dropped += 1
-      case TopRowsPerGroup.Refused => dropped += 1
-      case _ => return offerTopK(groupId, key, row, 0L) // too many ties: the rows move out
+    if (outcome == TopRowsPerGroup.Overflow) {
+      return offerTopK(groupId, key, row, 0L) // too many ties: the rows move to an object
     }
+    dropped += rowsBefore + 1 - arena.rowsOf(groupId)
     bounds.foreach(_.update(groupId, arena.bound(groupId)))
     true
   }

@@ -125,8 +125,9 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
   }
 
   /**
-   * How many of group `id`'s rows with `row` at `place` the limit keeps (best first), and whether
-   * they reach it, as [[fastwindow.frames.RankLimit.kept]] counts over sorted rows.
+   * How many of group `id`'s rows with `row` at `place` the limit keeps (best first), as
+   * [[fastwindow.frames.RankLimit.kept]] counts over sorted rows; where those rows keep `row` and
+   * fit, records in `bounded` whether they reach the limit.
    */
   private def keptWith(id: Int, row: UnsafeRow, place: Int): Int = {
     val n = counts(id) + 1
