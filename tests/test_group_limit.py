@@ -54,6 +54,14 @@ def test_top_k_over_each_order_key_type(spark, key):
     assert_same_as_spark(spark, all_functions(f"{key} desc nulls last", 3))
 
 
+@pytest.mark.parametrize("key", ["by", "i", "l", "dt", "ts"])
+def test_integral_order_keys_with_nulls_on_either_side(spark, key):
+    """Integral ORDER BY keys compare as longs beside each group's kept rows: NULLs placed by
+    the other two orderings of nulls too."""
+    assert_same_as_spark(spark, all_functions(f"{key} nulls last", 3))
+    assert_same_as_spark(spark, all_functions(f"{key} desc nulls first", 2))
+
+
 @GENERATED_ONLY
 @pytest.mark.parametrize("k", [1, 2, 5, 1000])
 def test_top_k_keeps_whole_rows_under_a_total_order(spark, k):

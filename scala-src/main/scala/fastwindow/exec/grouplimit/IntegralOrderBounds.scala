@@ -1,19 +1,15 @@
 package fastwindow.exec.grouplimit
 
-import org.apache.spark.sql.catalyst
-  .expressions.{Attribute, BindReferences, BoundReference, NullsFirst, SortOrder, UnsafeRow}
-
-import fastwindow.exec.shared.GroupIds
+import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder, UnsafeRow}
 
 /**
  * Each group's bound ([[fastwindow.frames.GroupTopK.boundRow]]) as a long in an array by group
- * id, for an ORDER BY of one integral column (ints, longs, dates, timestamps...), so most rows of
- * a top-k, those after their group's bound, are refused by comparing two longs: without it each
- * refusal follows the group's object, its bound row and that row's bytes, cache misses that
- * dominated a top-k over 10^5 groups.
+ * id, for an ORDER BY of one integral column ([[IntegralOrderKey]]), so most rows of a top-k,
+ * those after their group's bound, are refused by comparing two longs: without it each refusal
+ * follows the group's object, its bound row and that row's bytes, cache misses that dominated a
+ * top-k over 10^5 groups.
  */
-final class IntegralOrderBounds private (
-    ordinal: Int, width: Int, ascending: Boolean, nullsFirst: Boolean, keepsTies: Boolean) {
+final class IntegralOrderBounds private (val key: IntegralOrderKey, keepsTies: Boolean) {
   import IntegralOrderBounds._
 
   private var values = new Array[Long](16)
@@ -21,19 +17,8 @@ final class IntegralOrderBounds private (
 
   /** Whether `row` comes after group `id`'s bound (or ties with it, when ties are not kept). */
   def refuses(id: Int, row: UnsafeRow): Boolean = id < states.length && states(id) != NoBound && {
-    val c = compare(row, id)
+    val c = key.compare(key.isNull(row), key.value(row), states(id) == NullBound, values(id))
     c > 0 || (c == 0 && !keepsTies)
-  }
-
-  private def compare(row: UnsafeRow, id: Int): Int = {
-    val rowNull = row.isNullAt(ordinal)
-    val boundNull = states(id) == NullBound
-    if (rowNull || boundNull) {
-      if (rowNull == boundNull) 0 else if (rowNull == nullsFirst) -1 else 1
-    } else {
-      val c = java.lang.Long.compare(GroupIds.integralValue(row, ordinal, width), values(id))
-      if (ascending) c else -c
-    }
   }
 
   /** Records group `id`'s bound row (null: none yet). */
@@ -43,18 +28,15 @@ final class IntegralOrderBounds private (
       values = java.util.Arrays.copyOf(values, size)
       states = java.util.Arrays.copyOf(states, size)
     }
-    if (bound.isNullAt(ordinal)) states(id) = NullBound
+    if (key.isNull(bound)) states(id) = NullBound
     else {
       states(id) = ValueBound
-      values(id) = GroupIds.integralValue(bound, ordinal, width)
+      values(id) = key.value(bound)
     }
   }
 
   /** Forgets every bound. */
   def clear(): Unit = java.util.Arrays.fill(states, NoBound)
-
-  /** Bytes per group. */
-  def bytesPerGroup: Long = 9L
 }
 
 object IntegralOrderBounds {
@@ -64,15 +46,6 @@ object IntegralOrderBounds {
 
   /** Bounds for `orderSpec` when it is one integral column of `schema`, else None. */
   def apply(orderSpec: Seq[SortOrder], schema: Seq[Attribute], keepsTies: Boolean)
-      : Option[IntegralOrderBounds] = orderSpec match {
-    case Seq(order) =>
-      BindReferences.bindReference(order.child, schema) match {
-        case b: BoundReference if GroupIds.integralWidth(b.dataType) > 0 =>
-          Some(new IntegralOrderBounds(b.ordinal, GroupIds.integralWidth(b.dataType),
-              order.isAscending, order.nullOrdering == NullsFirst,
-              keepsTies))
-        case _ => None
-      }
-    case _ => None
-  }
+      : Option[IntegralOrderBounds] =
+    IntegralOrderKey(orderSpec, schema).map(new IntegralOrderBounds(_, keepsTies))
 }

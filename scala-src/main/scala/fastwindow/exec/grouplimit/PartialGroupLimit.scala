@@ -79,7 +79,7 @@ private[grouplimit] final class PartialGroupLimit(
         refused = row.copy()
         emittedEarly()
       } else if (judge.exists(j =>
-          j.observe(groups.key(row)) &&
+          j.observe(groups.offeredKey) &&
             !j.keepsHolding(groups.droppedRows, groups.numGroups))) {
         holding = false
         judge.get.switched(groups.droppedRows)

@@ -32,8 +32,9 @@ final class TopKPerKey(
 
   /** Up to [[TopRowsPerGroup.MaxLimit]] (else null): the groups' rows while in the arena. */
   private val arena =
-    if (limit <= TopRowsPerGroup.MaxLimit) new TopRowsPerGroup(order, limit, rank)
-    else null
+    if (limit <= TopRowsPerGroup.MaxLimit) {
+      new TopRowsPerGroup(order, limit, rank, bounds.map(_.key))
+    } else null
 
   /** By group id: the rows of a group not in `arena` (null for those in it). */
   private var groups = new Array[GroupTopK[UnsafeRow]](16)
@@ -60,10 +61,9 @@ final class TopKPerKey(
   /** Adds `row` to its group if the limit may keep it; false when memory for it is refused. */
   def offer(row: UnsafeRow): Boolean = {
     val key = keyOf(row)
+    lastKey = key
     val id = ids.find(key)
-    // The bounds mirror each group's bound: where they exist, they alone decide, and the
-    // group's own comparison (which follows its bound row's bytes) is not made again.
-    if (id >= 0 && (if (bounds.isDefined) bounds.get.refuses(id, row) else !admits(id, row))) {
+    if (id >= 0 && !admits(id, row)) {
       dropped += 1
       return true
     }
@@ -74,14 +74,25 @@ final class TopKPerKey(
     kept
   }
 
+  /** The PARTITION BY key of the row last offered, valid until the next call or offer. */
+  def offeredKey: UnsafeRow = lastKey
+  private var lastKey: UnsafeRow = _
+
   /** Whether group `id` (a new one if negative) holds its rows in `arena`. */
   private def inArena(id: Int): Boolean =
     arena != null && (id < 0 || id >= groups.length || groups(id) == null)
 
   private def arenaBytes: Long = if (arena != null) arena.bytes else 0L
 
+  /**
+   * Whether group `id`'s bound may keep `row`: the arena's slots decide for its groups (with the
+   * row keys beside them, as cheaply as `bounds`), `bounds` where they exist for the others (the
+   * group's own comparison follows its bound row's bytes).
+   */
   private def admits(id: Int, row: UnsafeRow): Boolean =
-    if (inArena(id)) arena.admits(id, row) else groups(id).admits(row)
+    if (inArena(id)) arena.admits(id, row)
+    else if (bounds.isDefined) !bounds.get.refuses(id, row)
+    else groups(id).admits(row)
 
   private def offerToArena(id: Int, key: UnsafeRow, row: UnsafeRow, added: Long): Boolean = {
     val groupId = if (id >= 0) id else count
@@ -97,7 +108,6 @@ final class TopKPerKey(
       return offerTopK(groupId, key, row, 0L) // too many ties: the rows move to an object
     }
     dropped += rowsBefore + 1 - arena.rowsOf(groupId)
-    bounds.foreach(_.update(groupId, arena.bound(groupId)))
     true
   }
 

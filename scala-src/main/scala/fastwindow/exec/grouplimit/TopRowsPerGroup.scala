@@ -14,6 +14,11 @@ import fastwindow.frames.RankLimit
  * per group cost more than the shuffle of the rows they would drop (allocating them, and the
  * collector moving them as they live until the task's end).
  *
+ * A group's count, bound and slots (where each row starts, its size, its space) lie together in
+ * one record, and with an integral ORDER BY (`orderKey`) each row's key lies beside them, so an
+ * offer compares with the group's rows without reading their bytes: over many groups each read of
+ * another array or of a held row is a cache miss.
+ *
  * A group whose kept rows, ties included, would outgrow its capacity is not changed: `offer` says
  * [[TopRowsPerGroup.Overflow]], and the caller moves the group to an object (`release`).
  *
@@ -22,11 +27,18 @@ import fastwindow.frames.RankLimit
  * half full after the move, so moves cost O(1) per byte appended. Group ids are 0, 1, 2, ...: an
  * offer to id `count` adds a group.
  */
-final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: RankLimit) {
+final class TopRowsPerGroup(
+    order: Comparator[UnsafeRow], limit: Int, rank: RankLimit,
+    orderKey: Option[IntegralOrderKey] = None) {
   import TopRowsPerGroup._
 
   /** Rows a group holds at most: ties kept by rank and dense_rank may exceed the limit. */
   private val capacity = if (rank.keepsTies) 2 * limit else limit
+
+  /** Ints of a group's record: its count and bound flag, then per place its slot. */
+  private val stride = Header + PerPlace * capacity
+
+  private val key = orderKey.orNull
 
   private var arena = new Array[Byte](InitialBytes)
 
@@ -34,15 +46,21 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
   private var end = 0
   private var live = 0L
 
-  /** By slot (`group * capacity + place`, place 0 the best): where its row starts, size, space. */
-  private var offsets = new Array[Int](16 * capacity)
-  private var sizes = new Array[Int](16 * capacity)
-  private var spaces = new Array[Int](16 * capacity)
+  /**
+   * By group (`group * stride`): the rows it holds (or [[Released]]), whether they reach the limit
+   * (1: a bound), then per place (0: the best) where its row starts, its size, its space and
+   * whether its key is null.
+   */
+  private var records = new Array[Int](16 * stride)
 
-  /** By group: the rows it holds, or [[Released]]; whether they reach the limit (a bound). */
-  private var counts = new Array[Int](16)
-  private var bounded = new Array[Boolean](16)
+  /** With `orderKey`, by `group * capacity + place`: the key of the row in that place. */
+  private var keys = new Array[Long](if (key != null) 16 * capacity else 0)
+
   private var groups = 0
+
+  /** The key of the row being offered or judged, with `orderKey`. */
+  private var rowNull = false
+  private var rowKey = 0L
 
   /** Rows `row` and `other` return, pointed at the arena (field counts set by the first row). */
   private var view: UnsafeRow = _
@@ -50,24 +68,25 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
 
   def count: Int = groups
 
-  /** Bytes held: the arena and the arrays by slot and group. */
-  def bytes: Long = arena.length + 12L * offsets.length + 5L * counts.length
+  /** Bytes held: the arena and the groups' records and keys. */
+  def bytes: Long = arena.length + 4L * records.length + 8L * keys.length
 
   /** The rows group `id` holds, or [[TopRowsPerGroup.Released]]. */
-  def rowsOf(id: Int): Int = counts(id)
+  def rowsOf(id: Int): Int = records(id * stride)
 
   /** Row `place` (0: the best) of group `id`; valid until the next call of `row` or `offer`. */
-  def row(id: Int, place: Int): UnsafeRow = pointTo(view, id * capacity + place)
+  def row(id: Int, place: Int): UnsafeRow = pointTo(view, id, place)
 
   /**
    * The last row group `id` keeps once its rows reach the limit (`limit` rows, or values for
    * dense_rank): no row after it is kept. Else null.
    */
-  def bound(id: Int): UnsafeRow = if (bounded(id)) row(id, counts(id) - 1) else null
+  def bound(id: Int): UnsafeRow = if (isBounded(id)) row(id, rowsOf(id) - 1) else null
 
   /** Whether `row` may be kept by group `id`: before its bound, or tied with it if ties count. */
-  def admits(id: Int, row: UnsafeRow): Boolean = !bounded(id) || {
-    val c = order.compare(row, this.row(id, counts(id) - 1))
+  def admits(id: Int, row: UnsafeRow): Boolean = !isBounded(id) || {
+    judge(row)
+    val c = compareRow(row, id, rowsOf(id) - 1)
     c < 0 || c == 0 && rank.keepsTies
   }
 
@@ -83,43 +102,47 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
       otherView = new UnsafeRow(row.numFields)
     }
     if (id == groups) addGroup()
-    val held = counts(id)
+    judge(row)
+    val held = rowsOf(id)
     var place = 0
-    while (place < held && order.compare(row, this.row(id, place)) >= 0) place += 1
+    while (place < held && compareRow(row, id, place) >= 0) place += 1
     val kept = keptWith(id, row, place)
     if (place >= kept) return Refused
     if (kept > capacity) return Overflow
     // The group's rows are those before `place`, the row, then rows place .. kept - 2.
-    val base = id * capacity
     val size = row.getSizeInBytes
     var reused = -1
     var evicted = kept - 1
     while (evicted < held) {
-      live -= sizes(base + evicted)
-      if (reused < 0 && size <= spaces(base + evicted)) reused = base + evicted
+      live -= sizeOf(id, evicted)
+      if (reused < 0 && size <= spaceOf(id, evicted)) reused = slotOf(id, evicted)
       evicted += 1
     }
-    val (at, space) = if (reused >= 0) (offsets(reused), spaces(reused)) else (0, 0)
-    val slot = base + place
+    val (at, space) = if (reused >= 0) (records(reused), records(reused + Space)) else (0, 0)
+    val slot = slotOf(id, place)
     val moved = math.min(held, kept - 1) - place
-    System.arraycopy(offsets, slot, offsets, slot + 1, moved)
-    System.arraycopy(sizes, slot, sizes, slot + 1, moved)
-    System.arraycopy(spaces, slot, spaces, slot + 1, moved)
-    counts(id) = kept
+    System.arraycopy(records, slot, records, slot + PerPlace, PerPlace * moved)
+    if (key != null) {
+      val k = id * capacity + place
+      System.arraycopy(keys, k, keys, k + 1, moved)
+      keys(k) = rowKey
+    }
+    records(slot + KeyNull) = if (rowNull) 1 else 0
+    records(id * stride) = kept
     if (reused >= 0) {
-      offsets(slot) = at
-      spaces(slot) = space
+      records(slot) = at
+      records(slot + Space) = space
     } else {
-      offsets(slot) = 0 // an empty row, not moved with the live rows below
-      sizes(slot) = 0
+      records(slot) = 0 // an empty row, not moved with the live rows below
+      records(slot + Size) = 0
       if (end + size > arena.length) moveLiveRows(newArenaBytes(size))
-      offsets(slot) = end
-      spaces(slot) = size
+      records(slot) = end
+      records(slot + Space) = size
       end += size
     }
     Platform.copyMemory(row.getBaseObject, row.getBaseOffset, arena,
-      Platform.BYTE_ARRAY_OFFSET + offsets(slot), size)
-    sizes(slot) = size
+      Platform.BYTE_ARRAY_OFFSET + records(slot), size)
+    records(slot + Size) = size
     live += size
     Held
   }
@@ -127,13 +150,11 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
   /**
    * How many of group `id`'s rows with `row` at `place` the limit keeps (best first), as
    * [[fastwindow.frames.RankLimit.kept]] counts over sorted rows; where those rows keep `row` and
-   * fit, records in `bounded` whether they reach the limit.
+   * fit, records whether they reach the limit.
    */
   private def keptWith(id: Int, row: UnsafeRow, place: Int): Int = {
-    val n = counts(id) + 1
-    def at(i: Int, into: UnsafeRow): UnsafeRow =
-      if (i == place) row else pointTo(into, id * capacity + (if (i < place) i else i - 1))
-    def tied(i: Int, j: Int): Boolean = order.compare(at(i, view), at(j, otherView)) == 0
+    val n = rowsOf(id) + 1
+    def tied(i: Int, j: Int): Boolean = compareAt(id, row, place, i, j) == 0
     val (kept, reaches) = rank match {
       case RankLimit.RowNumber => (math.min(n, limit), n >= limit)
       case RankLimit.Rank =>
@@ -148,8 +169,35 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
         }
         (end, values >= limit)
     }
-    bounded(id) = reaches && place < kept && kept <= capacity || bounded(id)
+    if (reaches && place < kept && kept <= capacity) records(id * stride + Bounded) = 1
     kept
+  }
+
+  /** Reads the key of `row`, about to be compared with held rows. */
+  private def judge(row: UnsafeRow): Unit = if (key != null) {
+    rowNull = key.isNull(row)
+    rowKey = if (rowNull) 0L else key.value(row)
+  }
+
+  /** `row` (judged) against group `id`'s row at `place`: negative where `row` comes first. */
+  private def compareRow(row: UnsafeRow, id: Int, place: Int): Int =
+    if (key == null) order.compare(row, pointTo(view, id, place))
+    else key.compare(rowNull, rowKey, keyIsNull(id, place), keys(id * capacity + place))
+
+  /**
+   * Rows `i` and `j` of group `id`'s rows with `row` (judged) at `place` (the rows after it one
+   * place later) compared.
+   */
+  private def compareAt(id: Int, row: UnsafeRow, place: Int, i: Int, j: Int): Int = {
+    def held(k: Int) = if (k < place) k else k - 1
+    if (key == null) {
+      def at(k: Int, into: UnsafeRow) = if (k == place) row else pointTo(into, id, held(k))
+      order.compare(at(i, view), at(j, otherView))
+    } else {
+      def isNull(k: Int) = if (k == place) rowNull else keyIsNull(id, held(k))
+      def value(k: Int) = if (k == place) rowKey else keys(id * capacity + held(k))
+      key.compare(isNull(i), value(i), isNull(j), value(j))
+    }
   }
 
   /**
@@ -158,13 +206,15 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
    */
   def bytesAfterOffer(id: Int, row: UnsafeRow): Long = {
     val size = row.getSizeInBytes
-    val groupSlots = if (id == counts.length) 2L * id else counts.length.toLong
-    val arrays = groupSlots * (12L * capacity + 5L)
-    val last = id * capacity + limit - 1
-    val full = id < groups && counts(id) == limit && !rank.keepsTies
-    if (full && size <= spaces(last) || end + size <= arena.length) arena.length + arrays
-    else {
-      val wanted = math.max(arena.length.toLong, 2 * (live + size - (if (full) sizes(last) else 0)))
+    val slotsNow = records.length / stride
+    val groupSlots = if (id == groups && id >= slotsNow) 2L * id else slotsNow.toLong
+    val arrays = groupSlots * (4L * stride + (if (key != null) 8L * capacity else 0L))
+    val full = id < groups && rowsOf(id) == limit && !rank.keepsTies
+    if (full && size <= spaceOf(id, limit - 1) || end + size <= arena.length) {
+      arena.length + arrays
+    } else {
+      val wanted =
+        math.max(arena.length.toLong, 2 * (live + size - (if (full) sizeOf(id, limit - 1) else 0)))
       if (wanted > MaxArenaBytes) Long.MaxValue else wanted + arrays
     }
   }
@@ -172,9 +222,9 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
   /** Forgets group `id`'s rows (its caller keeps them elsewhere from now on). */
   def release(id: Int): Unit = {
     var place = 0
-    while (place < counts(id)) { live -= sizes(id * capacity + place); place += 1 }
-    counts(id) = Released
-    bounded(id) = false
+    while (place < rowsOf(id)) { live -= sizeOf(id, place); place += 1 }
+    records(id * stride) = Released
+    records(id * stride + Bounded) = 0
   }
 
   /** Forgets every group; the arena shrinks back. */
@@ -185,16 +235,19 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
     groups = 0
   }
 
+  private def isBounded(id: Int): Boolean = records(id * stride + Bounded) != 0
+  private def slotOf(id: Int, place: Int): Int = id * stride + Header + PerPlace * place
+  private def sizeOf(id: Int, place: Int): Int = records(slotOf(id, place) + Size)
+  private def spaceOf(id: Int, place: Int): Int = records(slotOf(id, place) + Space)
+  private def keyIsNull(id: Int, place: Int): Boolean = records(slotOf(id, place) + KeyNull) != 0
+
   private def addGroup(): Unit = {
-    if (groups == counts.length) {
-      counts = java.util.Arrays.copyOf(counts, 2 * groups)
-      bounded = java.util.Arrays.copyOf(bounded, 2 * groups)
-      offsets = java.util.Arrays.copyOf(offsets, 2 * groups * capacity)
-      sizes = java.util.Arrays.copyOf(sizes, 2 * groups * capacity)
-      spaces = java.util.Arrays.copyOf(spaces, 2 * groups * capacity)
+    if ((groups + 1) * stride > records.length) {
+      records = java.util.Arrays.copyOf(records, 2 * groups * stride)
+      if (key != null) keys = java.util.Arrays.copyOf(keys, 2 * groups * capacity)
     }
-    counts(groups) = 0
-    bounded(groups) = false
+    records(groups * stride) = 0
+    records(groups * stride + Bounded) = 0
     groups += 1
   }
 
@@ -207,25 +260,26 @@ final class TopRowsPerGroup(order: Comparator[UnsafeRow], limit: Int, rank: Rank
       s"the kept rows of $groups groups need more than $MaxArenaBytes bytes")
   }
 
-  private def pointTo(row: UnsafeRow, slot: Int): UnsafeRow = {
-    row.pointTo(arena, Platform.BYTE_ARRAY_OFFSET + offsets(slot), sizes(slot))
+  private def pointTo(row: UnsafeRow, id: Int, place: Int): UnsafeRow = {
+    val slot = slotOf(id, place)
+    row.pointTo(arena, Platform.BYTE_ARRAY_OFFSET + records(slot), records(slot + Size))
     row
   }
 
-  /** Copies the live rows, by slot, to the start of a new arena of `length` bytes. */
+  /** Copies the live rows, group by group, to the start of a new arena of `length` bytes. */
   private def moveLiveRows(length: Int): Unit = {
     val moved = new Array[Byte](length)
     var at = 0
     var g = 0
     while (g < groups) {
-      var slot = g * capacity
-      val stop = slot + math.max(counts(g), 0)
-      while (slot < stop) {
-        System.arraycopy(arena, offsets(slot), moved, at, sizes(slot))
-        offsets(slot) = at
-        spaces(slot) = sizes(slot)
-        at += sizes(slot)
-        slot += 1
+      var place = 0
+      while (place < rowsOf(g)) {
+        val slot = slotOf(g, place)
+        System.arraycopy(arena, records(slot), moved, at, records(slot + Size))
+        records(slot) = at
+        records(slot + Space) = records(slot + Size)
+        at += records(slot + Size)
+        place += 1
       }
       g += 1
     }
@@ -246,6 +300,14 @@ object TopRowsPerGroup {
 
   /** The largest limit held this way: slots are reserved per group, up to twice the limit. */
   val MaxLimit = 8
+
+  /** A record's ints: the count, the bound flag; then per place these four. */
+  private val Header = 2
+  private val Bounded = 1
+  private val PerPlace = 4
+  private val Size = 1
+  private val Space = 2
+  private val KeyNull = 3
 
   private val InitialBytes = 1 << 16
 

@@ -4,7 +4,8 @@ import scala.collection.mutable
 import scala.util.Random
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Ascending, AttributeReference, Descending, GenericInternalRow, NullsFirst, NullsLast, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
@@ -16,6 +17,8 @@ import fastwindow.frames.RankLimit
  * group's first `limit` rows in order, ties in arrival order), with rows whose sizes change so
  * that rows are written in an evicted row's space, appended and moved; ties that rank keeps held
  * up to twice the limit; its bytes within twice the live rows, and as `bytesAfterOffer` predicts.
+ * Each with the rows' order compared on the rows and on the keys kept beside their slots (an
+ * integral ORDER BY), and those two against each other over NULLs, both directions and ties.
  */
 class TopRowsPerGroupSuite extends AnyFunSuite {
 
@@ -29,10 +32,21 @@ class TopRowsPerGroupSuite extends AnyFunSuite {
 
   private def payload(rng: Random) = rng.alphanumeric.take(rng.nextInt(60)).mkString
 
-  for (limit <- Seq(1, 3, 8)) {
-    test(s"keeps each group's first $limit rows in order, through evictions, appends and moves") {
+  private val schema = Seq(AttributeReference("g", IntegerType)(),
+    AttributeReference("o", LongType)(), AttributeReference("s", StringType)())
+
+  /** An arena comparing rows with `byOrder`, or (keyed) the keys of ascending `o` beside slots. */
+  private def arena(limit: Int, rank: RankLimit, keyed: Boolean) =
+    new TopRowsPerGroup(byOrder, limit, rank,
+      if (keyed) IntegralOrderKey(Seq(SortOrder(schema(1), Ascending)), schema) else None)
+
+  private val arenas = Seq(false, true)
+
+  for (limit <- Seq(1, 3, 8); keyed <- arenas) {
+    test(s"keeps each group's first $limit rows in order, through evictions, appends and moves" +
+      s" (keyed: $keyed)") {
       val rng = new Random(7 + limit)
-      val top = new TopRowsPerGroup(byOrder, limit, RankLimit.RowNumber)
+      val top = arena(limit, RankLimit.RowNumber, keyed)
       var mostGroups = 0
       for (round <- 0 until 3) { // the arena reused after clear
         val groups = 1 + rng.nextInt(5000)
@@ -55,7 +69,8 @@ class TopRowsPerGroupSuite extends AnyFunSuite {
           assert(kept == expected(g), s"round $round, group $g")
         }
         mostGroups = math.max(mostGroups, top.count)
-        val arrays = math.max(16L, 2L * mostGroups) * (12L * limit + 4L)
+        val arrays =
+          math.max(16L, 2L * mostGroups) * (8L + 16L * limit + (if (keyed) 8L * limit else 0L))
         // The live bytes never exceed the largest `limit` rows each group held.
         val largest = sizes.values.map(_.sum).sum
         assert(top.bytes <= math.max(2 * largest, 1L << 16) + arrays, s"round $round")
@@ -66,8 +81,8 @@ class TopRowsPerGroupSuite extends AnyFunSuite {
   }
 
   test("bytesAfterOffer is what bytes becomes once a row is held") {
-    for (limit <- Seq(1, 4)) {
-      val top = new TopRowsPerGroup(byOrder, limit, RankLimit.RowNumber)
+    for (limit <- Seq(1, 4); keyed <- arenas) {
+      val top = arena(limit, RankLimit.RowNumber, keyed)
       val rng = new Random(3)
       for (i <- 0 until 20000) {
         val id = if (top.count == 0 || rng.nextInt(3) == 0) top.count else rng.nextInt(top.count)
@@ -79,8 +94,9 @@ class TopRowsPerGroupSuite extends AnyFunSuite {
     }
   }
 
-  test("rank holds ties up to twice its limit, then overflows; release forgets a group") {
-    val top = new TopRowsPerGroup(byOrder, 2, RankLimit.Rank)
+  for (keyed <- arenas) test(s"rank holds ties up to twice its limit, then overflows; release " +
+    s"forgets a group (keyed: $keyed)") {
+    val top = arena(2, RankLimit.Rank, keyed)
     def offer(o: Long, p: String = "") = top.offer(0, row(0, o, p))
     def kept = (0 until top.rowsOf(0)).map(p => top.row(0, p).getLong(1))
     assert(offer(5) == TopRowsPerGroup.Held && top.bound(0) == null)
@@ -98,12 +114,56 @@ class TopRowsPerGroupSuite extends AnyFunSuite {
     assert(show(top.row(1, 0)) == ((1, 9L, "b")))
   }
 
-  test("dense_rank keeps the rows of its first values") {
-    val top = new TopRowsPerGroup(byOrder, 2, RankLimit.DenseRank)
+  for (keyed <- arenas) test(s"dense_rank keeps the rows of its first values (keyed: $keyed)") {
+    val top = arena(2, RankLimit.DenseRank, keyed)
     Seq(7L, 7L, 3L, 9L, 3L).foreach(o => top.offer(0, row(0, o, "")))
     assert((0 until top.rowsOf(0)).map(p => top.row(0, p).getLong(1)) == Seq(3L, 3L, 7L, 7L))
     assert(top.bound(0).getLong(1) == 7L)
     assert(top.offer(0, row(0, 1, "")) == TopRowsPerGroup.Held)
     assert((0 until top.rowsOf(0)).map(p => top.row(0, p).getLong(1)) == Seq(1L, 3L, 3L))
+  }
+
+  for (rank <- Seq(RankLimit.RowNumber, RankLimit.Rank, RankLimit.DenseRank);
+    direction <- Seq(Ascending, Descending); nulls <- Seq(NullsFirst, NullsLast)) {
+    test(s"keys beside the slots keep what the rows' order keeps: $rank, $direction, $nulls") {
+      val order = SortOrder(schema(1), direction, nulls, Seq.empty)
+      val rowOrder: java.util.Comparator[UnsafeRow] = { (a, b) =>
+        (a.isNullAt(1), b.isNullAt(1)) match {
+          case (true, true) => 0
+          case (true, false) => if (nulls == NullsFirst) -1 else 1
+          case (false, true) => if (nulls == NullsFirst) 1 else -1
+          case _ =>
+            val c = java.lang.Long.compare(a.getLong(1), b.getLong(1))
+            if (direction == Ascending) c else -c
+        }
+      }
+      val rng = new Random(rank.hashCode * 31 + direction.hashCode + nulls.hashCode)
+      val (byRows, byKeys) = (new TopRowsPerGroup(rowOrder, 3, rank),
+        new TopRowsPerGroup(rowOrder, 3, rank, IntegralOrderKey(Seq(order), schema)))
+      val extremes = Seq(Long.MinValue, Long.MaxValue, -1L, 0L)
+      val ids = mutable.HashMap[Int, Int]()
+      for (i <- 0 until 20000) {
+        val g = rng.nextInt(200)
+        val o: Any = rng.nextInt(10) match {
+          case 0 => null
+          case 1 => extremes(rng.nextInt(extremes.length))
+          case _ => rng.nextInt(6).toLong
+        }
+        val r = toUnsafe(new GenericInternalRow(Array[Any](g, o, UTF8String.fromString(s"$i"))))
+        val id = ids.getOrElseUpdate(g, byRows.count)
+        if (id < byRows.count && byRows.rowsOf(id) != TopRowsPerGroup.Released) {
+          assert(byRows.admits(id, r) == byKeys.admits(id, r), s"row $i")
+        }
+        if (id == byRows.count || byRows.rowsOf(id) != TopRowsPerGroup.Released) {
+          val outcome = byRows.offer(id, r)
+          assert(byKeys.offer(id, r) == outcome, s"row $i")
+          if (outcome == TopRowsPerGroup.Overflow) { byRows.release(id); byKeys.release(id) }
+        }
+      }
+      def rows(top: TopRowsPerGroup, g: Int) =
+        (0 until math.max(0, top.rowsOf(g))).map(p => top.row(g, p).getUTF8String(2).toString)
+      (0 until byRows.count).foreach(id => assert(rows(byKeys, id) == rows(byRows, id), s"$id"))
+      assert(byRows.count == 200)
+    }
   }
 }
