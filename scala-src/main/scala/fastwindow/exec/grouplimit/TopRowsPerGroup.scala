@@ -35,7 +35,7 @@ final class TopRowsPerGroup(
   /** Rows a group holds at most: ties kept by rank and dense_rank may exceed the limit. */
   private val capacity = if (rank.keepsTies) 2 * limit else limit
 
-  /** Ints of a group's record: its count and bound flag, then per place its slot. */
+  /** Ints of a group's record: its count and flags, then per place its slot. */
   private val stride = Header + PerPlace * capacity
 
   private val key = orderKey.orNull
@@ -47,9 +47,9 @@ final class TopRowsPerGroup(
   private var live = 0L
 
   /**
-   * By group (`group * stride`): the rows it holds (or [[Released]]), whether they reach the limit
-   * (1: a bound), then per place (0: the best) where its row starts, its size, its space and
-   * whether its key is null.
+   * By group (`group * stride`): the rows it holds (or [[Released]]); its flags (bit 0: its rows
+   * reach the limit, a bound; bit 1 + place: the key of the row in that place is null); then per
+   * place (0: the best) where its row starts, its size and its space.
    */
   private var records = new Array[Int](16 * stride)
 
@@ -126,8 +126,12 @@ final class TopRowsPerGroup(
       val k = id * capacity + place
       System.arraycopy(keys, k, keys, k + 1, moved)
       keys(k) = rowKey
+      // The null flags of the places from `place` on move one place later, as their slots did.
+      val flags = records(id * stride + Flags)
+      val before = (2 << place) - 1 // the bound and the places before `place`
+      records(id * stride + Flags) =
+        (flags & before) | (flags & ~before) << 1 | (if (rowNull) 2 << place else 0)
     }
-    records(slot + KeyNull) = if (rowNull) 1 else 0
     records(id * stride) = kept
     if (reused >= 0) {
       records(slot) = at
@@ -169,7 +173,7 @@ final class TopRowsPerGroup(
         }
         (end, values >= limit)
     }
-    if (reaches && place < kept && kept <= capacity) records(id * stride + Bounded) = 1
+    if (reaches && place < kept && kept <= capacity) records(id * stride + Flags) |= BoundFlag
     kept
   }
 
@@ -224,7 +228,7 @@ final class TopRowsPerGroup(
     var place = 0
     while (place < rowsOf(id)) { live -= sizeOf(id, place); place += 1 }
     records(id * stride) = Released
-    records(id * stride + Bounded) = 0
+    records(id * stride + Flags) = 0
   }
 
   /** Forgets every group; the arena shrinks back. */
@@ -235,11 +239,12 @@ final class TopRowsPerGroup(
     groups = 0
   }
 
-  private def isBounded(id: Int): Boolean = records(id * stride + Bounded) != 0
+  private def isBounded(id: Int): Boolean = (records(id * stride + Flags) & BoundFlag) != 0
   private def slotOf(id: Int, place: Int): Int = id * stride + Header + PerPlace * place
   private def sizeOf(id: Int, place: Int): Int = records(slotOf(id, place) + Size)
   private def spaceOf(id: Int, place: Int): Int = records(slotOf(id, place) + Space)
-  private def keyIsNull(id: Int, place: Int): Boolean = records(slotOf(id, place) + KeyNull) != 0
+  private def keyIsNull(id: Int, place: Int): Boolean =
+    (records(id * stride + Flags) & (2 << place)) != 0
 
   private def addGroup(): Unit = {
     if ((groups + 1) * stride > records.length) {
@@ -247,7 +252,7 @@ final class TopRowsPerGroup(
       if (key != null) keys = java.util.Arrays.copyOf(keys, 2 * groups * capacity)
     }
     records(groups * stride) = 0
-    records(groups * stride + Bounded) = 0
+    records(groups * stride + Flags) = 0
     groups += 1
   }
 
@@ -301,13 +306,13 @@ object TopRowsPerGroup {
   /** The largest limit held this way: slots are reserved per group, up to twice the limit. */
   val MaxLimit = 8
 
-  /** A record's ints: the count, the bound flag; then per place these four. */
+  /** A record's ints: the count, the flags; then per place these three. */
   private val Header = 2
-  private val Bounded = 1
-  private val PerPlace = 4
+  private val Flags = 1
+  private val BoundFlag = 1
+  private val PerPlace = 3
   private val Size = 1
   private val Space = 2
-  private val KeyNull = 3
 
   private val InitialBytes = 1 << 16
 

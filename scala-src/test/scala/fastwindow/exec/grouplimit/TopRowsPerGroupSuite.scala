@@ -70,7 +70,7 @@ class TopRowsPerGroupSuite extends AnyFunSuite {
         }
         mostGroups = math.max(mostGroups, top.count)
         val arrays =
-          math.max(16L, 2L * mostGroups) * (8L + 16L * limit + (if (keyed) 8L * limit else 0L))
+          math.max(16L, 2L * mostGroups) * (8L + 12L * limit + (if (keyed) 8L * limit else 0L))
         // The live bytes never exceed the largest `limit` rows each group held.
         val largest = sizes.values.map(_.sum).sum
         assert(top.bytes <= math.max(2 * largest, 1L << 16) + arrays, s"round $round")
