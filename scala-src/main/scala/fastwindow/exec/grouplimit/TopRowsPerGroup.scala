@@ -15,7 +15,7 @@ import fastwindow.frames.RankLimit
  * collector moving them as they live until the task's end).
  *
  * A group's count, bound and slots (where each row starts, its size, its space) lie together in
- * one record, and with an integral ORDER BY (`orderKey`) each row's key lies beside them, so an
+ * one record, and with an integral ORDER BY (`orderKey`) each row's key lies in its slot, so an
  * offer compares with the group's rows without reading their bytes: over many groups each read of
  * another array or of a held row is a cache miss.
  *
@@ -35,10 +35,13 @@ final class TopRowsPerGroup(
   /** Rows a group holds at most: ties kept by rank and dense_rank may exceed the limit. */
   private val capacity = if (rank.keepsTies) 2 * limit else limit
 
-  /** Ints of a group's record: its count and flags, then per place its slot. */
-  private val stride = Header + PerPlace * capacity
-
   private val key = orderKey.orNull
+
+  /** Ints of a place's slot: where its row starts, its size, its space (and its key's halves). */
+  private val perPlace = if (key != null) 5 else 3
+
+  /** Ints of a group's record: its count and flags, then per place its slot. */
+  private val stride = Header + perPlace * capacity
 
   private var arena = new Array[Byte](InitialBytes)
 
@@ -49,12 +52,10 @@ final class TopRowsPerGroup(
   /**
    * By group (`group * stride`): the rows it holds (or [[Released]]); its flags (bit 0: its rows
    * reach the limit, a bound; bit 1 + place: the key of the row in that place is null); then per
-   * place (0: the best) where its row starts, its size and its space.
+   * place (0: the best) where its row starts, its size and its space, and with `orderKey` the
+   * high and low halves of its row's key.
    */
   private var records = new Array[Int](16 * stride)
-
-  /** With `orderKey`, by `group * capacity + place`: the key of the row in that place. */
-  private var keys = new Array[Long](if (key != null) 16 * capacity else 0)
 
   private var groups = 0
 
@@ -68,8 +69,8 @@ final class TopRowsPerGroup(
 
   def count: Int = groups
 
-  /** Bytes held: the arena and the groups' records and keys. */
-  def bytes: Long = arena.length + 4L * records.length + 8L * keys.length
+  /** Bytes held: the arena and the groups' records. */
+  def bytes: Long = arena.length + 4L * records.length
 
   /** The rows group `id` holds, or [[TopRowsPerGroup.Released]]. */
   def rowsOf(id: Int): Int = records(id * stride)
@@ -121,11 +122,10 @@ final class TopRowsPerGroup(
     val (at, space) = if (reused >= 0) (records(reused), records(reused + Space)) else (0, 0)
     val slot = slotOf(id, place)
     val moved = math.min(held, kept - 1) - place
-    System.arraycopy(records, slot, records, slot + PerPlace, PerPlace * moved)
+    System.arraycopy(records, slot, records, slot + perPlace, perPlace * moved)
     if (key != null) {
-      val k = id * capacity + place
-      System.arraycopy(keys, k, keys, k + 1, moved)
-      keys(k) = rowKey
+      records(slot + KeyHigh) = (rowKey >>> 32).toInt
+      records(slot + KeyLow) = rowKey.toInt
       // The null flags of the places from `place` on move one place later, as their slots did.
       val flags = records(id * stride + Flags)
       val before = (2 << place) - 1 // the bound and the places before `place`
@@ -186,7 +186,7 @@ final class TopRowsPerGroup(
   /** `row` (judged) against group `id`'s row at `place`: negative where `row` comes first. */
   private def compareRow(row: UnsafeRow, id: Int, place: Int): Int =
     if (key == null) order.compare(row, pointTo(view, id, place))
-    else key.compare(rowNull, rowKey, keyIsNull(id, place), keys(id * capacity + place))
+    else key.compare(rowNull, rowKey, keyIsNull(id, place), keyOf(id, place))
 
   /**
    * Rows `i` and `j` of group `id`'s rows with `row` (judged) at `place` (the rows after it one
@@ -199,7 +199,7 @@ final class TopRowsPerGroup(
       order.compare(at(i, view), at(j, otherView))
     } else {
       def isNull(k: Int) = if (k == place) rowNull else keyIsNull(id, held(k))
-      def value(k: Int) = if (k == place) rowKey else keys(id * capacity + held(k))
+      def value(k: Int) = if (k == place) rowKey else keyOf(id, held(k))
       key.compare(isNull(i), value(i), isNull(j), value(j))
     }
   }
@@ -212,7 +212,7 @@ final class TopRowsPerGroup(
     val size = row.getSizeInBytes
     val slotsNow = records.length / stride
     val groupSlots = if (id == groups && id >= slotsNow) 2L * id else slotsNow.toLong
-    val arrays = groupSlots * (4L * stride + (if (key != null) 8L * capacity else 0L))
+    val arrays = groupSlots * 4L * stride
     val full = id < groups && rowsOf(id) == limit && !rank.keepsTies
     if (full && size <= spaceOf(id, limit - 1) || end + size <= arena.length) {
       arena.length + arrays
@@ -240,16 +240,19 @@ final class TopRowsPerGroup(
   }
 
   private def isBounded(id: Int): Boolean = (records(id * stride + Flags) & BoundFlag) != 0
-  private def slotOf(id: Int, place: Int): Int = id * stride + Header + PerPlace * place
+  private def slotOf(id: Int, place: Int): Int = id * stride + Header + perPlace * place
   private def sizeOf(id: Int, place: Int): Int = records(slotOf(id, place) + Size)
   private def spaceOf(id: Int, place: Int): Int = records(slotOf(id, place) + Space)
+  private def keyOf(id: Int, place: Int): Long = {
+    val slot = slotOf(id, place)
+    records(slot + KeyHigh).toLong << 32 | (records(slot + KeyLow) & 0xffffffffL)
+  }
   private def keyIsNull(id: Int, place: Int): Boolean =
     (records(id * stride + Flags) & (2 << place)) != 0
 
   private def addGroup(): Unit = {
     if ((groups + 1) * stride > records.length) {
       records = java.util.Arrays.copyOf(records, 2 * groups * stride)
-      if (key != null) keys = java.util.Arrays.copyOf(keys, 2 * groups * capacity)
     }
     records(groups * stride) = 0
     records(groups * stride + Flags) = 0
@@ -306,13 +309,14 @@ object TopRowsPerGroup {
   /** The largest limit held this way: slots are reserved per group, up to twice the limit. */
   val MaxLimit = 8
 
-  /** A record's ints: the count, the flags; then per place these three. */
+  /** A record's ints: the count, the flags; then per place the slot's. */
   private val Header = 2
   private val Flags = 1
   private val BoundFlag = 1
-  private val PerPlace = 3
   private val Size = 1
   private val Space = 2
+  private val KeyHigh = 3
+  private val KeyLow = 4
 
   private val InitialBytes = 1 << 16
 
