@@ -41,9 +41,12 @@ def _split(spark, query: str, *, skewed_keys: int, confs=None, ansi=None, summar
         assert "skewed keys' rows split" in (report.note or ""), report
         metrics = dict(report.metrics)
         assert metrics.get("numSkewedKeys", 0) == skewed_keys, report
+        # Each row once (twice below another window split over ranges, whose sample reads it).
+        assert metrics.get("numOutputRows") in (len(fast.rows), 2 * len(fast.rows)), report
         counted = any("dense_rank" in e.lower() for e in report.window_expressions)
         reads = [summary_reads] if summary_reads is not None else [0, 1] if counted else [0]
         assert metrics.get("numSummaryReads", 0) in reads, report
+    assert len(fast.rows) in [dict(report.metrics).get("numOutputRows") for report in fast.reports]
 
 
 @pytest.fixture(scope="module")

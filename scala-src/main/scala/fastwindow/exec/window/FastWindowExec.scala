@@ -150,7 +150,6 @@ case class FastWindowExec(
     val partitionExprs = partitionSpec
     val interpretedTasks = longMetric("numInterpretedTasks")
     val iteratorMetrics = WindowPartitionIterator.Metrics(
-      longMetric("numOutputRows"),
       longMetric("numWindowPartitions"),
       longMetric("numStreamedPartitions"),
       longMetric("numBufferedPartitions"),
@@ -195,7 +194,10 @@ case class FastWindowExec(
           evaluate(_, twinFactory, interpreted = true, seed))
       }
 
-    spread match {
+    // Counted as returned: a range evaluated with halo rows drops them, and may stop before its
+    // last window partition ends.
+    val outputRows = longMetric("numOutputRows")
+    val evaluated = spread match {
       case ranges: Spread.Ranges => RangedEvaluation(
           plan,
           partitionSpec,
@@ -210,6 +212,7 @@ case class FastWindowExec(
         )
       case _ => child.execute().mapPartitions(run(_, null))
     }
+    evaluated.mapPartitions(_.map { row => outputRows += 1; row }, preservesPartitioning = true)
   }
 
   /**

@@ -64,7 +64,6 @@ final class WindowPartitionIterator(
 
   /** The current partition's output from `sparkWindow`, when it was handed over (else null). */
   private var handedOver: Iterator[InternalRow] = _
-  private var handedOverRows = 0L
 
   /** When the task first asked for a row (0 before that), for the time metric. */
   private var startNanos = 0L
@@ -81,10 +80,7 @@ final class WindowPartitionIterator(
     var out: InternalRow = null
     while (out == null) {
       if (handedOver != null) {
-        if (handedOverHasNext) {
-          handedOverRows += 1
-          out = handedOver.next()
-        }
+        if (handedOverHasNext) out = handedOver.next()
       } else if (emitted < emittable) {
         out = emit(takeWaitingRow())
       } else if (!complete) {
@@ -190,9 +186,8 @@ final class WindowPartitionIterator(
     val waiting = Iterator.fill(pending.size)(pending.poll())
     val buffered = if (overflowed) rowBuffer.iterator else Iterator.empty
     evaluator = evaluators.renew(evaluator)
-    ingested = 0 // as the fresh evaluator's; Spark's rows are counted as they are returned
+    ingested = 0 // as the fresh evaluator's
     memory.release()
-    handedOverRows = 0
     handedOver = sparkWindow.getOrElse(throw SparkException.internalError(
         "fastwindow: a seeded range of a window needs Spark's evaluation"))(
       waiting ++ buffered ++ reader.restOfPartition)
@@ -205,7 +200,6 @@ final class WindowPartitionIterator(
     rowBuffer.clear()
     overflowed = false
     metrics.partitions += 1
-    metrics.outputRows += handedOverRows
     metrics.handedOverPartitions += 1
     false
   })
@@ -221,7 +215,6 @@ final class WindowPartitionIterator(
     complete = true
     if (overflowed) bufferedRows = rowBuffer.iterator
     metrics.partitions += 1
-    metrics.outputRows += ingested
     (if (overflowed) metrics.bufferedPartitions else metrics.streamedPartitions) += 1
   }
 
@@ -241,7 +234,6 @@ final class WindowPartitionIterator(
 
 object WindowPartitionIterator {
   final case class Metrics(
-      outputRows: SQLMetric,
       partitions: SQLMetric,
       streamedPartitions: SQLMetric,
       bufferedPartitions: SQLMetric,
