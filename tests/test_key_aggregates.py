@@ -79,7 +79,10 @@ def test_empty_input(spark, files):
 @GENERATED_ONLY
 @pytest.mark.parametrize("aqe", ["true", "false"])
 def test_too_many_keys_shuffle_the_rows(spark, files, aqe):
-    query = whole(["sum(v)", "count(*)"], partition="k", table="wide_files", columns="id, v")
+    """Past maxKeys the rows are shuffled by key and run as Spark's plan runs them (its sort, its
+    window): the same rows, and the fallback counted."""
+    query = whole(["sum(v)", "count(*)", "avg(v)", "max(id)"], partition="k", table="wide_files",
+                  columns="id, v")
     with session_confs(spark, {MAX_KEYS: "100", "spark.sql.adaptive.enabled": aqe}):
         assert_same_as_spark(spark, query)
         _, joined = key_aggregate_windows(spark, query)

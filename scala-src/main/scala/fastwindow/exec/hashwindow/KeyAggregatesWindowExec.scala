@@ -2,12 +2,13 @@ package fastwindow.exec.hashwindow
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, JoinedRow, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Expression, JoinedRow, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.plans
   .physical.{HashPartitioning, Partitioning, SinglePartition, UnknownPartitioning}
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{SortExec, SparkPlan}
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
 import fastwindow.config.FastWindowConf
 
@@ -26,9 +27,11 @@ import fastwindow.config.FastWindowConf
  *
  * Decided at run time: when a task or all of them together have more than
  * `spark.fastwindow.keyAggregates.maxKeys` keys (the results would be too many to broadcast), or a
- * sum could overflow in some order, it gives up the first read and runs the window as before: the
- * rows shuffled by key (a shuffle of its own, which AQE does not see) and
- * [[HashWindowAggregateExec]] over them. Its output partitioning is
+ * sum could overflow in some order, it gives up the first read and runs Spark's plan of the
+ * window: the rows shuffled by key (a shuffle of its own, which AQE does not see), sorted by key
+ * and evaluated by Spark's window. With that many keys a sort groups the rows faster than a hash
+ * of the keys ([[HashWindowAggregateExec]]) does: docs/performance.md, "The whole suite over
+ * cycling keys against Spark 4.3". Its output partitioning is
  * reported as unknown, truthfully for both paths;
  * [[fastwindow.planning.KeyAggregatesPlacement]] plans it only where no operator above relies on
  * the rows being clustered by key, and only over an input that can be read twice cheaply and
@@ -60,15 +63,13 @@ case class KeyAggregatesWindowExec(
     "aggregateTime" -> SQLMetrics.createTimingMetric(sparkContext,
       "time to aggregate per key and merge (driver)"),
     "numShuffledFallbacks" -> SQLMetrics.createMetric(sparkContext,
-      "times the rows were shuffled by key instead (too many keys, or a sum that may overflow)")
+      "times the rows were shuffled by key and sorted instead (too many keys, or a sum that " +
+        "may overflow)"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size")
   )
 
-  /** The window as [[HashWindowAggregateExec]] runs it, over this input (not shuffled). */
-  private def hashWindow(input: SparkPlan) =
-    HashWindowAggregateExec(windowExpression, partitionSpec, input)
-
   override protected def doExecute(): RDD[InternalRow] = {
-    val plan = hashWindow(child).taskPlan
+    val plan = HashWindowAggregateExec(windowExpression, partitionSpec, child).taskPlan
     val maxKeys = FastWindowConf.KEY_AGGREGATES_MAX_KEYS.get(conf)
     val started = System.nanoTime()
     val states = child.execute().mapPartitions { rows =>
@@ -83,16 +84,26 @@ case class KeyAggregatesWindowExec(
         joinedToRows(plan, results, child.execute())
       case Left(why) =>
         logInfo(s"fastwindow: window per [${partitionSpec.map(_.sql).mkString(", ")}] shuffles " +
-          s"its rows by key: $why")
+          s"its rows by key and sorts them: $why")
         longMetric("numShuffledFallbacks") += 1
         // Without keys, as Spark plans it: every row in one task.
         val partitioning =
           if (partitionSpec.isEmpty) SinglePartition
           else HashPartitioning(partitionSpec, fallbackPartitions(states.length))
-        val shuffled = ShuffleExchangeExec(partitioning, child)
         val outputRows = longMetric("numOutputRows")
-        hashWindow(shuffled).execute().map { r => outputRows += 1; r }
+        sparkWindow(ShuffleExchangeExec(partitioning, child)).map { r => outputRows += 1; r }
     }
+  }
+
+  /** Spark's own evaluation of the window over `shuffled` rows: its sort by key, its window. */
+  private def sparkWindow(shuffled: SparkPlan): RDD[InternalRow] = {
+    val sorted =
+      if (partitionSpec.isEmpty) shuffled
+      else SortExec(partitionSpec.map(SortOrder(_, Ascending)), global = false, child = shuffled)
+    val window = WindowEvaluatorShim.sparkWindowFactory(
+      sparkContext, windowExpression, partitionSpec, Nil, child.output, longMetric("spillSize"))
+    sorted.execute().mapPartitionsWithIndex((index, rows) =>
+      window.createEvaluator().eval(index, rows))
   }
 
   /**
