@@ -38,12 +38,9 @@ def _spread(spark, query: str, ranges: int, *, ansi=None, summary_reads=None) ->
     with session_confs(spark, confs):
         fast, vanilla = run_both(spark, query, ansi=ansi)
     assert_runs_agree(fast, vanilla)
-    n = len(fast.rows)
+    n = len(fast.rows)  # each row once (twice below another ranged window: its sample reads it)
     for report in fast.reports:
         assert "across tasks" in (report.note or ""), report
-        # Each row once per evaluation: not the halo rows a range borrows, nor fewer where a range
-        # stops early. A window below another one spread over ranges is also evaluated for that
-        # one's sample of its keys: twice.
         assert dict(report.metrics).get("numOutputRows") in (n, 2 * n), report
         made = dict(report.metrics).get(RANGES, 0)
         assert 1 < made <= ranges if ranges > 1 else made == 1, report
