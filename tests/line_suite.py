@@ -58,11 +58,13 @@ CORE_LINE_SUITE = ["test_aggregates.py", RANDOM_QUERIES, "test_fallback.py",
                    "test_interval_sums.py::test_overflow_matches_spark", *DECIMAL_RESULTS]
 
 #: Windows spread over ranges (the range shuffle, the summary job, seeds and halo rows shipped to
-#: tasks, the fold in the window's order after an overflow) and whole-partition aggregates without
-#: shuffling the rows: physical plans built through the line's session shim (ClassicShim), whose
-#: two versions (shims/spark-3.5, shims/spark-4.0+) the 3.5 and 4.0 lines run this over; 4.1 and
-#: 4.2 share 4.0's and the installed line's.
+#: tasks, the fold in the window's order after an overflow, ranges read block by block in order)
+#: and whole-partition aggregates without shuffling the rows: physical plans built through the
+#: line's session shim (ClassicShim), whose two versions (shims/spark-3.5, shims/spark-4.0+) the
+#: 3.5 and 4.0 lines run this over; 4.1 and 4.2 share 4.0's and the installed line's; the
+#: shuffle manager's shim (shims/spark-3.5-4.2) is the one of every line but the installed one.
 SESSION_SHIM_SUITE = ["test_across_tasks.py::test_mixed_functions_two_operators",
+                      "test_ranges_in_order.py",
                       "test_across_tasks.py::test_empty_and_one_row_ranges",
                       "test_across_tasks.py::test_sums_that_overflow_in_a_range_but_not_in_order",
                       *KEY_AGGREGATES_TESTS]

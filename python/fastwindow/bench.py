@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--systems", default="fastwindow,spark,spark_segtree,duckdb",
                    help="comma-separated systems to compare, among fastwindow, "
                         "fastwindow_spread (spark.fastwindow.acrossTasks.enabled on), "
+                        "fastwindow_spread_sorted (and spark.fastwindow.acrossTasks."
+                        "rangesInOrder off), "
                         "fastwindow_skewed (and spark.fastwindow.acrossTasks.skewedKeys on), "
                         "fastwindow_split (spark.fastwindow.streaming.splitMixed on), "
                         "fastwindow_exact (spark.fastwindow.exactFloats on), fastwindow_sorted "

@@ -15,6 +15,7 @@ EXACT_FLOATS_KEY = "spark.fastwindow.exactFloats"
 GROUP_SORT_KEY = "spark.fastwindow.groupSort.enabled"
 ACROSS_TASKS_KEY = "spark.fastwindow.acrossTasks.enabled"
 SKEWED_KEYS_KEY = "spark.fastwindow.acrossTasks.skewedKeys"
+RANGES_IN_ORDER_KEY = "spark.fastwindow.acrossTasks.rangesInOrder"
 KEY_AGGREGATES_KEY = "spark.fastwindow.keyAggregates.enabled"
 COMET_KEY = "spark.comet.enabled"
 BESIDE_COMET_KEY = "spark.fastwindow.besideComet"
@@ -37,6 +38,12 @@ _SYSTEMS = [
            {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
             SPLIT_MIXED_KEY: "false",
             EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true"}),
+    # The same ranges, each sorted by Spark even where its rows reach the map tasks in order
+    # (spark.fastwindow.acrossTasks.rangesInOrder off).
+    System("fastwindow_spread_sorted",
+           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
+            SPLIT_MIXED_KEY: "false", EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true",
+            ACROSS_TASKS_KEY: "true", RANGES_IN_ORDER_KEY: "false"}),
     # Also PARTITION BY windows whose skewed keys are split over tasks
     # (spark.fastwindow.acrossTasks.skewedKeys, off by default).
     System("fastwindow_skewed",
@@ -90,8 +97,8 @@ SPARK_SYSTEMS = [System(s.name, {COMET_KEY: "false", **s.confs}) for s in _SYSTE
 
 
 #: Systems compared with the reference in reports (ratio = theirs / the reference's), in order.
-OTHER_SYSTEMS = ("fastwindow", "fastwindow_spread", "fastwindow_skewed", "fastwindow_split",
-                 "fastwindow_exact", "fastwindow_sorted", "fastwindow_shuffled", "spark",
+OTHER_SYSTEMS = ("fastwindow", "fastwindow_spread", "fastwindow_spread_sorted", "fastwindow_skewed",
+                 "fastwindow_split", "fastwindow_exact", "fastwindow_sorted", "fastwindow_shuffled", "spark",
                  "spark_segtree", "duckdb", "comet", "comet_fastwindow", "comet_fastwindow_all")
 
 
@@ -113,6 +120,15 @@ def _segment_tree_available(spark: Any) -> bool:
     return spark.sql("SET -v").filter(f"key = '{SEGMENT_TREE_KEY}'").count() > 0
 
 
+#: Every key some system sets: a system that does not name one runs with its default.
+_SYSTEM_KEYS = sorted({k for s in SPARK_SYSTEMS for k in s.confs})
+
+
 def _set(spark: Any, confs: Dict[str, str]) -> None:
+    """Switches the session to a system's settings; the keys other systems set and this one does
+    not go back to their defaults (a setting must not leak from the system run before)."""
+    for k in _SYSTEM_KEYS:
+        if k not in confs:
+            spark.conf.unset(k)
     for k, v in confs.items():
         spark.conf.set(k, v)

@@ -311,6 +311,20 @@ object FastWindowConf {
       "that a small input does not repay (docs/performance.md). 0 spreads every such window."
   )
 
+  val ACROSS_TASKS_RANGES_IN_ORDER: Entry[Boolean] = entry(
+    "spark.fastwindow.acrossTasks.rangesInOrder",
+    default = true,
+    doc = "With spark.fastwindow.acrossTasks.enabled, read a range that needs no sort in order " +
+      "instead of sorting it: where the window's first ORDER BY key is one integral, date or " +
+      "timestamp column and each map task sent the range its rows in that order, over spans " +
+      "of keys that do not overlap (a table written in that order, as time series often " +
+      "are), the range's shuffle blocks read one after the other give its rows sorted. The " +
+      "map tasks follow the order with one comparison per row; ties are allowed only where " +
+      "the window needs no more order than that key (no lag/lead or moving frame, one ORDER " +
+      "BY key). Off: Spark sorts every range.",
+    parse = bool
+  )
+
   val ACROSS_TASKS_SKEWED_KEYS: Entry[Boolean] = entry(
     "spark.fastwindow.acrossTasks.skewedKeys",
     default = false,

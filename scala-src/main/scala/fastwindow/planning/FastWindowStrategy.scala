@@ -20,6 +20,7 @@ import fastwindow.exec.acrosstasks.{RangedEvaluation, StateFold, SummaryShape}
 import fastwindow.exec.grouplimit.HashGroupLimitExec
 import fastwindow.exec.grouporder.GroupOrderExec
 import fastwindow.exec.hashwindow.HashWindowAggregateExec
+import fastwindow.exec.shared.IntegralOrderKey
 import fastwindow.exec.window.FastWindowExec
 import fastwindow.model.{FallbackReason, Spread, WindowPlan}
 
@@ -326,7 +327,10 @@ object FastWindowStrategy extends SparkStrategy {
       halos,
       if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil,
       input.output
-    )
+    ).copy(runKey =
+      // Whether each range's rows reach the map tasks in order (only one window partition).
+      if (exec.partitionSpec.isEmpty) IntegralOrderKey.first(exec.orderSpec, input.output)
+      else None)
     val split = if (exec.orderSpec.isEmpty) {
       RangeSplitExec(Seq(SortOrder(HashedRowSplit.key(input.output), Ascending)), shape,
         new RangeBounds(HashedRowSplit.ranges), input, sampled = None, hashedRows = true)

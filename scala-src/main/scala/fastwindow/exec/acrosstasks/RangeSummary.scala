@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.types.DataType
 
+import fastwindow.exec.shared.IntegralOrderKey
 import fastwindow.model.Spread
 
 /**
@@ -26,6 +27,8 @@ import fastwindow.model.Spread
  *                 or first rows whose input has a value)
  * @param wraps    whether a row's key plus a RANGE frame's offset wraps around (see
  *                 [[ReachedRows]]; false when the shape reaches no rows by value)
+ * @param run      whether its rows came in order of the first ORDER BY key, when the shape
+ *                 follows it (a map task's summary; else null): see [[BlocksInOrder]]
  */
 final case class RangeSummary(
     rows: Long,
@@ -36,7 +39,8 @@ final case class RangeSummary(
     values: ValueRun,
     deciding: Array[Array[UnsafeRow]],
     nonNull: Array[Array[UnsafeRow]],
-    wraps: Boolean = false)
+    wraps: Boolean = false,
+    run: KeyRun = null)
 
 /**
  * The aggregation buffers of a window's seeded aggregates, side by side, with Spark's own
@@ -241,7 +245,8 @@ object RangeSummary {
  * ORDER BY, with PARTITION BY its keys first, when dense_rank needs them; else empty), the
  * rows with a value it keeps for lag/lead IGNORE NULLS, and for RANGE frames bounded by value
  * offsets the check of their keys and how many more first and last rows it keeps for them
- * (`reachRows`: as many as it can, a range that reaches further making them run in one task).
+ * (`reachRows`: as many as it can, a range that reaches further making them run in one task),
+ * and the first ORDER BY key whose runs a map task follows (`runKey`, see [[BlocksInOrder]]).
  */
 final case class SummaryShape(
     fold: Option[StateFold],
@@ -251,7 +256,8 @@ final case class SummaryShape(
     valueOrder: Seq[SortOrder] = Nil,
     nonNull: Seq[DecidingRow] = Nil,
     reach: Option[ReachedRows] = None,
-    reachRows: Int = 0) {
+    reachRows: Int = 0,
+    runKey: Option[IntegralOrderKey] = None) {
 
   def keptFirst: Int = math.max(firstRows, reachRows)
   def keptLast: Int = math.max(lastRows, reachRows)
@@ -304,6 +310,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
   private val nonNull =
     if (shape.nonNull.isEmpty) null else new DecidingRows(shape.nonNull, ordering, input)
   private val reach = shape.reach.orNull
+  private val run = shape.runKey.map(new KeyRunTracker(_)).orNull
   private var count = 0L
   private var overflowed = false
   private var wraps = false
@@ -316,6 +323,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     if (deciding != null) deciding.offer(unsafe, count)
     if (nonNull != null) nonNull.offer(unsafe, count)
     if (reach != null && !wraps) wraps = reach.wraps(row)
+    if (run != null) run.offer(unsafe)
     count += 1
     if (acc.isDefined && !overflowed) {
       try shape.fold.get.update(acc.get, row)
@@ -334,7 +342,8 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
       if (values == null) null else values.result,
       decided,
       if (nonNull == null) Array.empty[Array[UnsafeRow]] else nonNull.result,
-      wraps
+      wraps,
+      if (run == null) null else run.result
     )
   }
 }

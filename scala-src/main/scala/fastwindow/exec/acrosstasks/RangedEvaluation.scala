@@ -37,11 +37,12 @@ import fastwindow.model.{FrameShape, RankingKind, Spread, WindowPlan}
 object RangedEvaluation extends Logging {
 
   /**
-   * The operator's metrics of its ranges: how many, the driver's time, second reads, and with
-   * PARTITION BY the keys split into ranges.
+   * The operator's metrics of its ranges: how many, the driver's time, second reads, with
+   * PARTITION BY the keys split into ranges, and the tasks that read their ranges in order
+   * without a sort ([[BlocksInOrder]]).
    */
   final case class Metrics(numRanges: SQLMetric, summaryTime: SQLMetric, summaryReads: SQLMetric,
-      skewedKeys: SQLMetric)
+      skewedKeys: SQLMetric, rangesInOrder: SQLMetric)
 
   /** The operator's own evaluation of some rows, seeded (or not: null). */
   type Evaluate = (Iterator[InternalRow], RangeSeed) => Iterator[InternalRow]
@@ -69,7 +70,9 @@ object RangedEvaluation extends Logging {
    * below it, as the operator reads it (through adaptive execution's coalescing, if any). With
    * `partitionSpec`, only the skewed keys' rows are in ranges: each task evaluates the runs of
    * its rows that hold a skewed key (see [[KeySegments]]) seeded by that key's summaries, and
-   * the rest of its rows as they are.
+   * the rest of its rows as they are. `sortsShuffle`: `input` is Spark's sort of `shuffled` and
+   * nothing else, so a task whose ranges reached the map tasks in order may read them in order
+   * instead ([[BlocksInOrder]]).
    */
   def apply(
       plan: WindowPlan,
@@ -78,6 +81,7 @@ object RangedEvaluation extends Logging {
       ranges: Spread.Ranges,
       shuffled: SparkPlan,
       input: RDD[InternalRow],
+      sortsShuffle: Boolean,
       evaluate: Evaluate,
       metrics: Metrics): RDD[InternalRow] = {
     val n = input.getNumPartitions
@@ -89,10 +93,15 @@ object RangedEvaluation extends Logging {
     metrics.summaryTime += (System.nanoTime() - start) / 1000000
     metrics.numRanges += seeds.fold(1)(_ => n)
     metrics.skewedKeys += seeds.fold(0)(_.head.keys.length)
+    val (rows, inOrder) =
+      if (seeds.isEmpty || partitionSpec.nonEmpty || !sortsShuffle || n == 1) (input, 0)
+      else BlocksInOrder.input(shuffled, order, input)
+    metrics.rangesInOrder += inOrder
     postDriverMetrics(input.sparkContext,
-      Seq(metrics.numRanges, metrics.summaryTime, metrics.summaryReads, metrics.skewedKeys))
+      Seq(metrics.numRanges, metrics.summaryTime,
+        metrics.summaryReads, metrics.skewedKeys, metrics.rangesInOrder))
     seeds match {
-      case Some(s) => seeded(partitionSpec, ranges, shuffled, input, evaluate, s)
+      case Some(s) => seeded(partitionSpec, ranges, shuffled, rows, evaluate, s)
       case None if partitionSpec.isEmpty =>
         logWarning("fastwindow: a window's RANGE frames reach more rows of the ranges around " +
           "a range than spark.fastwindow.acrossTasks.maxHaloRows, a key plus a frame's offset " +

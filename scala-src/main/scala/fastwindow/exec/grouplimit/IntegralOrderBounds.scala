@@ -2,6 +2,8 @@ package fastwindow.exec.grouplimit
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder, UnsafeRow}
 
+import fastwindow.exec.shared.IntegralOrderKey
+
 /**
  * Each group's bound ([[fastwindow.frames.GroupTopK.boundRow]]) as a long in an array by group
  * id, for an ORDER BY of one integral column ([[IntegralOrderKey]]), so most rows of a top-k,

@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.unsafe.Platform
 
 import fastwindow.frames.RankLimit
+import fastwindow.exec.shared.IntegralOrderKey
 
 /**
  * Each group's rows that a rank-like limit of `limit` rows keeps, in one arena, with no object per

@@ -9,9 +9,9 @@ import org.apache.spark.sql.catalyst
   .expressions.{Ascending, Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst
   .plans.physical.{Distribution, Partitioning, RangePartitioning, UnknownPartitioning, UnspecifiedDistribution}
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
-import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec
-import org.apache.spark.sql.execution.exchange.ShuffleExchangeLike
+import org.apache.spark.sql.execution.{InputAdapter, SortExec, SparkPlan, UnaryExecNode, WholeStageCodegenExec}
+import org.apache.spark.sql.execution.adaptive.{AQEShuffleReadExec, ShuffleQueryStageExec}
+import org.apache.spark.sql.execution.exchange.{ReusedExchangeExec, ShuffleExchangeLike}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.window.WindowExecBase
 import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
@@ -129,7 +129,9 @@ case class FastWindowExec(
     "numSummaryReads" -> SQLMetrics.createMetric(sparkContext,
       "reads of the shuffle's output to summarise the ranges (past the map tasks' halo cap)"),
     "numSkewedKeys" ->
-      SQLMetrics.createMetric(sparkContext, "PARTITION BY keys split into ranges (skewed)")
+      SQLMetrics.createMetric(sparkContext, "PARTITION BY keys split into ranges (skewed)"),
+    "numRangesInOrder" ->
+      SQLMetrics.createMetric(sparkContext, "ranges read in order from the map tasks, not sorted")
   )
 
   override protected def doExecute(): RDD[InternalRow] = {
@@ -205,10 +207,11 @@ case class FastWindowExec(
           ranges,
           FastWindowExec.rangeShuffle(child),
           child.execute(),
+          FastWindowConf.ACROSS_TASKS_RANGES_IN_ORDER.get(conf) && FastWindowExec.sortsOnly(child),
           run,
           RangedEvaluation.Metrics(
             longMetric("numRanges"), longMetric("summaryTime"), longMetric("numSummaryReads"),
-            longMetric("numSkewedKeys"))
+            longMetric("numSkewedKeys"), longMetric("numRangesInOrder"))
         )
       case _ => child.execute().mapPartitions(run(_, null))
     }
@@ -244,6 +247,20 @@ object FastWindowExec {
     case read @ (_: AQEShuffleReadExec | _: ShuffleExchangeLike) => read
     case one: UnaryExecNode => rangeShuffle(one.child)
     case other => other // a query stage or a reused exchange
+  }
+
+  /**
+   * Whether `plan` is Spark's sort of a shuffle's rows and nothing else (through its codegen
+   * wrappers), so that the shuffle's rows read in order are what it returns.
+   */
+  @tailrec
+  def sortsOnly(plan: SparkPlan, sorted: Boolean = false): Boolean = plan match {
+    case _: AQEShuffleReadExec | _: ShuffleExchangeLike | _: ShuffleQueryStageExec |
+        _: ReusedExchangeExec => sorted
+    case codegen: WholeStageCodegenExec => sortsOnly(codegen.child, sorted)
+    case adapter: InputAdapter => sortsOnly(adapter.child, sorted)
+    case sort: SortExec if !sorted && !sort.global => sortsOnly(sort.child, sorted = true)
+    case _ => false
   }
 
   /** Evaluates the rows of one window partition with `spark` (created once per task, if used). */

@@ -11,6 +11,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
 import fastwindow.frames.RankLimit
+import fastwindow.exec.shared.IntegralOrderKey
 
 /**
  * [[TopRowsPerGroup]], the arena of limits up to 8 rows per group: against a reference (each

@@ -1,19 +1,19 @@
-package fastwindow.exec.grouplimit
+package fastwindow.exec.shared
 
 import org.apache.spark.sql.catalyst
   .expressions.{Attribute, BindReferences, BoundReference, NullsFirst, SortOrder, UnsafeRow}
 
-import fastwindow.exec.shared.GroupIds
-
 /**
- * A top-k's ORDER BY when it is one integral column (ints, longs, dates, timestamps...): a row's
- * place in that order read as a long and a null flag, so that rows can be compared without
- * reading them again. [[IntegralOrderBounds]] keeps each group's bound this way, and
- * [[TopRowsPerGroup]] each held row's key beside its slot: comparing a row with a group's rows
- * then touches the group's slots, not the rows' bytes scattered over an arena.
+ * An ORDER BY whose first key is one integral column (ints, longs, dates, timestamps...): a
+ * row's place in that key's order read as a long and a null flag, so that rows can be compared
+ * without reading them again. A top-k keeps each group's bound this way
+ * ([[fastwindow.exec.grouplimit.IntegralOrderBounds]]) and each held row's key beside its slot
+ * ([[fastwindow.exec.grouplimit.TopRowsPerGroup]]); the map side of a range shuffle follows
+ * whether each range's rows arrive in order ([[fastwindow.exec.acrosstasks.KeyRun]]).
  */
 final class IntegralOrderKey private (
-    ordinal: Int, width: Int, ascending: Boolean, nullsFirst: Boolean) {
+    ordinal: Int, width: Int, ascending: Boolean, nullsFirst: Boolean)
+  extends Serializable {
 
   def isNull(row: UnsafeRow): Boolean = row.isNullAt(ordinal)
 
@@ -44,4 +44,8 @@ object IntegralOrderKey {
         }
       case _ => None
     }
+
+  /** The key of the first of `orderSpec`'s keys when it is one integral column of `schema`. */
+  def first(orderSpec: Seq[SortOrder], schema: Seq[Attribute]): Option[IntegralOrderKey] =
+    apply(orderSpec.take(1), schema)
 }
