@@ -123,3 +123,20 @@ def test_ignore_nulls_beside_counted_halos_over_rows_equal_in_every_column(spark
     _spread(spark, """select o, x, lag(x, 3) ignore nulls over w a, lag(x, 2) over w b,
                       lead(x, 2) ignore nulls over w c, lead(o) over w d
                       from twice window w as (order by o)""", 7)
+
+
+@SPREADING
+def test_nondeterministic_input_spreads_only_over_files(series, spark):
+    """A nondeterministic column over files (rand with a seed, monotonically_increasing_id)
+    comes out the same when a map task runs again: spread. Over a shuffle's output, whose rows
+    come in another order each run, it would not: one task, and the report says why."""
+    _spread(spark, """select id, r, row_number() over w rn, lag(v) over w l
+                      from (select *, monotonically_increasing_id() * 3 + rand(7) as r
+                            from series) window w as (order by r, id)""", 5)
+    query = """select k, r, row_number() over (order by r, k) rn from
+               (select k, max(v) + rand(7) as r from series group by k)"""
+    with session_confs(spark, {ACROSS_TASKS: "true"}):
+        fast = run(spark, query, fastwindow_on=True)
+        assert_same_as_spark(spark, f"select count(*), count(distinct rn), max(rn) from ({query})")
+    assert all("nondeterministic expression above a shuffle" in (r.note or "")
+               for r in fast.reports), fast.reports

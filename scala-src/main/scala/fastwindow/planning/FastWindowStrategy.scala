@@ -1,13 +1,12 @@
 package fastwindow.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, BoundReference, Expression}
-import org.apache.spark.sql.catalyst.expressions.{NamedExpression, SortOrder, SubqueryExpression, WindowFunctionType}
+import org.apache.spark.sql.catalyst.expressions.{NamedExpression, SortOrder, WindowFunctionType}
 import org.apache.spark.sql.catalyst.planning.PhysicalWindow
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Window, WindowGroupLimit}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy}
-import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
 import org.apache.spark.sql.execution.columnar.InMemoryRelation
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
@@ -180,12 +179,14 @@ object FastWindowStrategy extends SparkStrategy {
         AcrossTasksSupport.OneTask(AcrossTasksDisabled)
       else if (child.stats.sizeInBytes < minInput)
         AcrossTasksSupport.OneTask(smallInput(child.stats.sizeInBytes, minInput))
+      else if (!ScanInput.sameOnRerun(child))
+        AcrossTasksSupport.OneTask(ScanInput.NotSameOnRerun)
       else AcrossTasksSupport.decide(plan, exec.orderSpec, child.output)
     decision match {
       case AcrossTasksSupport.OneTask(spread) =>
         operators(exec.spreadAs(spread), plan, output, keepsSparksSort = true)
       case _: AcrossTasksSupport.Split
-          if exec.orderSpec.isEmpty && readsOnlyScans(child) &&
+          if exec.orderSpec.isEmpty && ScanInput.readsOnlyScans(child) &&
             FastWindowConf.KEY_AGGREGATES_ENABLED.get() =>
         // Cheaper where the rows are, without a shuffle (KeyAggregatesPlacement); when an
         // operator above needs them in one task, they are.
@@ -223,7 +224,7 @@ object FastWindowStrategy extends SparkStrategy {
       FastWindowConf.ACROSS_TASKS_ENABLED.get() && FastWindowConf.ACROSS_TASKS_SKEWED_KEYS.get() &&
       exec.orderSpec.nonEmpty && SQLConf.get.numShufflePartitions >= 2 &&
       exec.partitionSpec.forall(HashableKeys.hashable) &&
-      readsOnlyScans(child) && !child.collectLeaves().exists(partitionedByKey) &&
+      ScanInput.readsOnlyScans(child) && !child.collectLeaves().exists(partitionedByKey) &&
       child.stats.sizeInBytes >= FastWindowConf.ACROSS_TASKS_SKEWED_KEYS_MIN_INPUT_SIZE.get()
     if (!taken) None
     else AcrossTasksSupport.decide(plan, exec.orderSpec, child.output) match {
@@ -328,9 +329,11 @@ object FastWindowStrategy extends SparkStrategy {
       if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil,
       input.output
     ).copy(runKey =
-      // Whether each range's rows reach the map tasks in order (only one window partition).
-      if (exec.partitionSpec.isEmpty) IntegralOrderKey.first(exec.orderSpec, input.output)
-      else None)
+      // Whether each range's rows reach the map tasks in order: one window partition, over
+      // files, read in the same order when a map task runs again.
+      if (exec.partitionSpec.isEmpty && ScanInput.readsOnlyScans(child)) {
+        IntegralOrderKey.first(exec.orderSpec, input.output)
+      } else None)
     val split = if (exec.orderSpec.isEmpty) {
       RangeSplitExec(Seq(SortOrder(HashedRowSplit.key(input.output), Ascending)), shape,
         new RangeBounds(HashedRowSplit.ranges), input, sampled = None, hashedRows = true)
@@ -338,7 +341,8 @@ object FastWindowStrategy extends SparkStrategy {
       val bounds = new RangeBounds(SQLConf.get.numShufflePartitions, exec.partitionSpec.length)
       val keyOrder = keysFirst ++ exec.orderSpec
       val keys = keyOrder.zipWithIndex.map { case (o, i) => Alias(o.child, s"_key$i")() }
-      val sampled = if (readsOnlyScans(child)) Some(planLater(Project(keys, child))) else None
+      val sampled =
+        if (ScanInput.readsOnlyScans(child)) Some(planLater(Project(keys, child))) else None
       RangeSplitExec(keyOrder, shape, bounds, input, sampled)
     }
     val bounds = split.bounds
@@ -346,17 +350,6 @@ object FastWindowStrategy extends SparkStrategy {
       HashPartitioning(Seq(RangeTarget(split.orderSpec.map(_.child), bounds)), bounds.numRanges),
       split)
   }
-
-  /**
-   * Whether a plan is scans with filters and projections only: planned again projected to a few
-   * columns, it reads only those (what a second read of anything else would cost, a shuffle, a
-   * join or a subquery, is not known).
-   */
-  private def readsOnlyScans(plan: LogicalPlan): Boolean = plan.find {
-    case node @ (_: Project | _: Filter) => node.expressions.exists(SubqueryExpression.hasSubquery)
-    case _: LogicalQueryStage => true // adaptive execution's stand-in for a part already planned
-    case node => node.children.nonEmpty
-  }.isEmpty
 
   /**
    * Whether `spark.fastwindow.groupSort.enabled` has a window's input ordered by a
