@@ -142,3 +142,20 @@ def test_readme_links_resolve():
             assert anchor in {_anchor(h) for h in headings}, (
                 f"README.md links to {target}, but {file.relative_to(ROOT)} has no heading with "
                 f"the anchor #{anchor}")
+
+
+def test_code_map_names_every_package_and_family():
+    """docs/how-it-works.md's map of the code names every package under scala-src/main (its last
+    folder, or the whole path for org/apache/spark/sql/fastwindow) and every function family."""
+    text = (ROOT / "docs" / "how-it-works.md").read_text()
+    code_map = text.split("```")[1]
+    sources = ROOT / "scala-src" / "main" / "scala"
+    packages = {p.parent.relative_to(sources).as_posix() for p in sources.rglob("*.scala")}
+    def named(package):
+        return package if package.startswith("org/") else package.split("/")[-1]
+    missing = [p for p in sorted(packages)
+               if not re.search(rf"(^|[\s/]){re.escape(named(p))}/", code_map)]
+    families = [p.stem for p in (sources / "fastwindow" / "functions").glob("*Family.scala")
+                if p.stem != "FunctionFamily"]
+    missing += [f for f in sorted(families) if f not in code_map]
+    assert not missing, f"docs/how-it-works.md's map of the code does not name: {missing}"
