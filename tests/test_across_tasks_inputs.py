@@ -140,3 +140,62 @@ def test_nondeterministic_input_spreads_only_over_files(series, spark):
         assert_same_as_spark(spark, f"select count(*), count(distinct rn), max(rn) from ({query})")
     assert all("nondeterministic expression above a shuffle" in (r.note or "")
                for r in fast.reports), fast.reports
+
+
+# ORDER BY keys whose equal values differ in their bytes: strings equal under a collation
+# ('a' and 'A'), 0.0 and -0.0. 3,000 rows, 20 values of each key in all.
+OTHER_BYTES = {
+    "collated": "case when id div 20 % 2 = 0 then chr(97 + id % 20) "
+                "else upper(chr(97 + id % 20)) end "
+                "collate utf8_lcase",
+    "signed_zeros": "case when id % 3 = 0 then cast(id % 19 + 1 as double) "
+                    "else (id % 2 * 2 - 1) * 0.0D end",
+}
+
+
+@SPREADING
+@pytest.mark.parametrize("key", OTHER_BYTES)
+def test_one_order_of_ties_whose_bytes_differ(spark, key):
+    """Rows equal under the ORDER BY (here in every column) but not in their bytes are ties,
+    which Spark orders as its fetches complete; spread over ranges, every function of the window
+    must still read one order of them: the value numbered r is the one lag reads at r + 1, lead
+    (2) at r - 2 and a moving frame's first value at r + 1, bit for bit."""
+    query = f"""select key, row_number() over w rn, lag(key) over w l, lead(key, 2) over w d,
+                       first_value(key) over (order by key rows between 1 preceding and 1
+                                              following) f
+                from (select {OTHER_BYTES[key]} as key from range(0, 3000, 1, 3))
+                window w as (order by key)"""
+    confs = {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "6",
+             "spark.sql.adaptive.coalescePartitions.enabled": "false"}
+    with session_confs(spark, confs):
+        fast = run(spark, query, fastwindow_on=True)
+    assert fast.reports and all("across tasks" in (r.note or "") and
+                                dict(r.metrics).get("numRanges", 0) > 1 for r in fast.reports)
+    by_number = {row.rn: row for row in fast.rows}
+    assert sorted(by_number) == list(range(1, 3001))
+    keys = [repr(by_number[r].key) for r in range(1, 3001)]  # repr: -0.0 is not 0.0
+    assert len(set(keys)) > 20, set(keys)  # 20 values, some in two spellings
+    for r, row in by_number.items():
+        at = r - 1
+        assert repr(row.l) == (keys[at - 1] if at >= 1 else "None"), row
+        assert repr(row.d) == (keys[at + 2] if at + 2 < len(keys) else "None"), row
+        assert repr(row.f) == keys[max(at - 1, 0)], row
+
+
+@SPREADING
+def test_halo_rows_and_summary_size_are_counted(series, spark):
+    """The window reports the rows of neighbouring ranges handed to each range (lag 3 reads the
+    three rows before each range but the first, lead 2 the two after each but the last) and the
+    bytes the summaries hold; a seeded window hands on none."""
+    confs = {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "5",
+             "spark.sql.adaptive.coalescePartitions.enabled": "false"}
+    with session_confs(spark, confs):
+        halos = run(spark, "select o, lag(v, 3) over w a, lead(v, 2) over w b from series "
+                           "window w as (order by o)", fastwindow_on=True)
+        seeded = run(spark, "select o, row_number() over (order by o) r from series",
+                     fastwindow_on=True)
+    (metrics,) = [dict(r.metrics) for r in halos.reports]
+    assert metrics["numRanges"] == 5 and metrics["numHaloRows"] == 4 * 3 + 4 * 2, metrics
+    assert metrics["summarySize"] > 0, metrics
+    (metrics,) = [dict(r.metrics) for r in seeded.reports]
+    assert metrics.get("numHaloRows", 0) == 0 and metrics["numRanges"] == 5, metrics

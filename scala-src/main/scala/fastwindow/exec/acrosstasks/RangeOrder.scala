@@ -1,7 +1,10 @@
 package fastwindow.exec.acrosstasks
 
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, RowOrdering, SortOrder}
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Cast, RowOrdering, SortOrder}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{DataType, StringType}
+
+import fastwindow.functions.TypeSet
 
 /**
  * The order of the rows within each range of a window spread over tasks.
@@ -14,16 +17,24 @@ import org.apache.spark.sql.types.DataType
  * in map order, as a one-task Spark's do: see `DecidingRows`), but halo rows cannot: the rows a
  * range hands on to its neighbour must be the ones that come last (first) in the order that
  * range's own task evaluates. So when halo functions run, each range is sorted by the ORDER BY
- * keys and then by every other column: peers are ordered by their values, the same in every read
- * and every summary, and peers equal in every column are interchangeable.
+ * keys and then by every other column, and by the spelling of the ORDER BY keys whose equal
+ * values can differ in their bytes (0.0 and -0.0, strings equal under a collation): peers are
+ * ordered the same in every read and every summary, and peers that still compare equal hold the
+ * same values.
  */
 object RangeOrder {
 
-  /** The window's ORDER BY, then every other column of `output`, ascending. */
-  def withTieBreak(orderSpec: Seq[SortOrder], output: Seq[Attribute]): Seq[SortOrder] =
-    orderSpec ++ output
-      .filterNot(a => orderSpec.exists(_.child.semanticEquals(a)))
-      .map(SortOrder(_, Ascending))
+  /**
+   * The window's ORDER BY, then every other column of `output`, then the ORDER BY keys that are
+   * not byte-stable as strings (whose order tells their spellings apart), ascending.
+   */
+  def withTieBreak(orderSpec: Seq[SortOrder], output: Seq[Attribute]): Seq[SortOrder] = {
+    val keys = orderSpec.map(_.child)
+    val others = output.filterNot(a => keys.exists(_.semanticEquals(a)))
+    val spellings = keys.filterNot(key => TypeSet.byteStable.contains(key.dataType))
+      .map(Cast(_, StringType, Some(SQLConf.get.sessionLocalTimeZone)))
+    orderSpec ++ (others ++ spellings).map(SortOrder(_, Ascending))
+  }
 
   /** A column type of `output` that has no order (a map, say), if any. */
   def unorderable(output: Seq[Attribute]): Option[DataType] =

@@ -40,7 +40,15 @@ final case class RangeSummary(
     deciding: Array[Array[UnsafeRow]],
     nonNull: Array[Array[UnsafeRow]],
     wraps: Boolean = false,
-    run: KeyRun = null)
+    run: KeyRun = null) {
+
+  /** The bytes of the rows it holds (kept rows; the state, when it is an UnsafeRow). */
+  def heldBytes: Long = {
+    val rows = first.iterator ++ last.iterator ++ deciding.iterator.flatten ++
+      nonNull.iterator.flatten ++ Iterator(state).collect { case row: UnsafeRow => row }
+    rows.map(_.getSizeInBytes.toLong).sum
+  }
+}
 
 /**
  * The aggregation buffers of a window's seeded aggregates, side by side, with Spark's own

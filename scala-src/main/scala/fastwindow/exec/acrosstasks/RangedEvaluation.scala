@@ -38,11 +38,12 @@ object RangedEvaluation extends Logging {
 
   /**
    * The operator's metrics of its ranges: how many, the driver's time, second reads, with
-   * PARTITION BY the keys split into ranges, and the tasks that read their ranges in order
-   * without a sort ([[BlocksInOrder]]).
+   * PARTITION BY the keys split into ranges, the tasks that read their ranges in order without a
+   * sort ([[BlocksInOrder]]), the halo rows handed to ranges and the bytes of the rows the
+   * summaries the driver read hold.
    */
   final case class Metrics(numRanges: SQLMetric, summaryTime: SQLMetric, summaryReads: SQLMetric,
-      skewedKeys: SQLMetric, rangesInOrder: SQLMetric)
+      skewedKeys: SQLMetric, rangesInOrder: SQLMetric, haloRows: SQLMetric, summarySize: SQLMetric)
 
   /** The operator's own evaluation of some rows, seeded (or not: null). */
   type Evaluate = (Iterator[InternalRow], RangeSeed) => Iterator[InternalRow]
@@ -89,17 +90,21 @@ object RangedEvaluation extends Logging {
     val start = System.nanoTime()
     val seeds: Option[Array[TaskSeeds]] =
       if (n == 1) Some(Array(TaskSeeds(Array.empty, Array.empty)))
-      else seedsOf(plan, order, ranges, shuffled, input, metrics.summaryReads, partitionSpec)
+      else seedsOf(plan, order, ranges, shuffled, input, metrics, partitionSpec)
     metrics.summaryTime += (System.nanoTime() - start) / 1000000
     metrics.numRanges += seeds.fold(1)(_ => n)
     metrics.skewedKeys += seeds.fold(0)(_.head.keys.length)
+    metrics.haloRows += seeds.fold(0L)(_.iterator.flatMap(_.seeds)
+        .map(seed => seed.before.length + seed.after.length).sum)
     val (rows, inOrder) =
       if (seeds.isEmpty || partitionSpec.nonEmpty || !sortsShuffle || n == 1) (input, 0)
       else BlocksInOrder.input(shuffled, order, input)
     metrics.rangesInOrder += inOrder
-    postDriverMetrics(input.sparkContext,
-      Seq(metrics.numRanges, metrics.summaryTime,
-        metrics.summaryReads, metrics.skewedKeys, metrics.rangesInOrder))
+    postDriverMetrics(
+      input.sparkContext,
+      Seq(metrics.numRanges, metrics.summaryTime, metrics.summaryReads, metrics.skewedKeys,
+        metrics.rangesInOrder, metrics.haloRows, metrics.summarySize)
+    )
     seeds match {
       case Some(s) => seeded(partitionSpec, ranges, shuffled, rows, evaluate, s)
       case None if partitionSpec.isEmpty =>
@@ -146,7 +151,7 @@ object RangedEvaluation extends Logging {
   final case class TaskSeeds(keys: Array[UnsafeRow], seeds: Array[RangeSeed])
 
   private def seedsOf(plan: WindowPlan, order: Seq[SortOrder], ranges: Spread.Ranges,
-      source: SparkPlan, input: RDD[InternalRow], summaryReads: SQLMetric,
+      source: SparkPlan, input: RDD[InternalRow], metrics: Metrics,
       partitionSpec: Seq[Expression]): Option[Array[TaskSeeds]] = {
     val seeded = seededAggregates(plan, ranges)
     val fold =
@@ -169,7 +174,7 @@ object RangedEvaluation extends Logging {
     // With skewed keys, how a second read finds a row's group: the split's bounds and keys.
     val group = split.filter(_ => keys.nonEmpty).map(s => (s.bounds, s.orderSpec.map(_.child)))
     def readAgain(): Array[Array[RangeSummary]] = {
-      summaryReads += 1
+      metrics.summaryReads += 1
       val output = source.output
       source.execute()
         .mapPartitions(rows =>
@@ -192,12 +197,13 @@ object RangedEvaluation extends Logging {
       ).head
     }
     def seedsFrom(summaries: Array[Array[RangeSummary]]): Option[Array[TaskSeeds]] = {
+      metrics.summarySize += summaries.iterator.flatten.map(_.heldBytes).sum
       // Each task's distinct values: from the summaries when they could count them, else read.
       val distinct = if (!counted) None
       else if (summaries.forall(_.forall(_.values.ordered)))
         Some(summaries.map(_.map(_.values.count)))
       else {
-        summaryReads += 1
+        metrics.summaryReads += 1
         Some(DistinctOrderValues.perTask(source, order, numGroups, group).transpose)
       }
       val byGroup = summaries.zipWithIndex.map { case (groupSummaries, g) =>

@@ -131,7 +131,10 @@ case class FastWindowExec(
     "numSkewedKeys" ->
       SQLMetrics.createMetric(sparkContext, "PARTITION BY keys split into ranges (skewed)"),
     "numRangesInOrder" ->
-      SQLMetrics.createMetric(sparkContext, "ranges read in order from the map tasks, not sorted")
+      SQLMetrics.createMetric(sparkContext, "ranges read in order from the map tasks, not sorted"),
+    "numHaloRows" ->
+      SQLMetrics.createMetric(sparkContext, "rows of neighbouring ranges handed to ranges (halos)"),
+    "summarySize" -> SQLMetrics.createSizeMetric(sparkContext, "rows held by the ranges' summaries")
   )
 
   override protected def doExecute(): RDD[InternalRow] = {
@@ -167,8 +170,9 @@ case class FastWindowExec(
     def evaluate(rows: Iterator[InternalRow], factory: EvaluatorFactory, interpreted: Boolean,
         seed: RangeSeed): Iterator[InternalRow] = {
       val evaluator = factory.create()
-      if (seed != null) evaluator.seed(seed.rowsBefore.toInt, seed.windowRows.toInt,
-        seed.groupsBefore.toInt, seed.states)
+      if (seed != null) evaluator.seed(FastWindowExec.counted(seed.rowsBefore),
+        FastWindowExec.counted(seed.windowRows), FastWindowExec.counted(seed.groupsBefore),
+        seed.states)
       if (!evaluator.generated) interpretedTasks += 1
       val iterator = new WindowPartitionIterator(
         new PartitionReader(rows, UnsafeProjection.create(childOutput, childOutput),
@@ -210,8 +214,14 @@ case class FastWindowExec(
           FastWindowConf.ACROSS_TASKS_RANGES_IN_ORDER.get(conf) && FastWindowExec.sortsOnly(child),
           run,
           RangedEvaluation.Metrics(
-            longMetric("numRanges"), longMetric("summaryTime"), longMetric("numSummaryReads"),
-            longMetric("numSkewedKeys"), longMetric("numRangesInOrder"))
+            longMetric("numRanges"),
+            longMetric("summaryTime"),
+            longMetric("numSummaryReads"),
+            longMetric("numSkewedKeys"),
+            longMetric("numRangesInOrder"),
+            longMetric("numHaloRows"),
+            longMetric("summarySize")
+          )
         )
       case _ => child.execute().mapPartitions(run(_, null))
     }
@@ -262,6 +272,16 @@ object FastWindowExec {
     case sort: SortExec if !sorted && !sort.global => sortsOnly(sort.child, sorted = true)
     case _ => false
   }
+
+  /**
+   * A count of a seed (rows or peer groups before a range, rows of the window) as the int that
+   * window functions count in (Spark's row_number and rank are ints, and its window buffers hold
+   * at most an int's rows); a window partition of more rows fails the task, never wraps.
+   */
+  def counted(n: Long): Int =
+    if (n.isValidInt) n.toInt
+    else throw new SparkException(s"fastwindow: a window partition counts $n rows or peer " +
+      s"groups, more than the ${Int.MaxValue} that window functions count in")
 
   /** Evaluates the rows of one window partition with `spark` (created once per task, if used). */
   def handOverTo(spark: => PartitionEvaluator[InternalRow, InternalRow])

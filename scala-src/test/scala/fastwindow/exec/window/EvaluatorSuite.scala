@@ -314,4 +314,11 @@ class EvaluatorSuite extends AnyFunSuite {
       }
     }
   }
+
+  test("a range's seed counts past an int fail the task rather than wrap") {
+    assert(FastWindowExec.counted(Int.MaxValue.toLong) == Int.MaxValue)
+    val error = intercept[org.apache.spark.SparkException](
+      FastWindowExec.counted(Int.MaxValue.toLong + 1))
+    assert(error.getMessage.contains("2147483648 rows or peer groups"))
+  }
 }
