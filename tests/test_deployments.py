@@ -6,8 +6,11 @@
     driver plans FastWindow.
 (2) A Spark Connect server started with the jar and the extension; a Connect client (no JVM of its
     own) runs the queries, reads the plan with ``df.explain()`` and compares with chispa.
+(3) The same cluster with failures injected into a window spread over tasks: a task of its
+    stage and a map task of its range shuffle fail once, and an executor is killed in its stage
+    (tests/apps/failure_app.py).
 
-Both run tests/apps/deployment_app.py: every window family over whole/running/moving/RANGE frames
+(1) and (2) run tests/apps/deployment_app.py: every window family over whole/running/moving/RANGE frames
 plus an overflowing sum (ANSI off, and on for the overflow), each with spark.fastwindow.enabled
 true and false.
 """
@@ -96,6 +99,26 @@ def test_local_cluster_with_spark_submit_jars(tmp_path):
         "--conf", f"spark.executor.extraJavaOptions={FIRST_TIER}", str(APP), "submit"], tmp_path)
     assert info["executors"] == 2, "the cluster was to have two executor JVMs"
     _check(info)
+
+
+def test_local_cluster_retries_failed_tasks_and_lost_executors(tmp_path):
+    """A window spread over tasks gives Spark's answer when a task of its stage fails once, when
+    a map task of its range shuffle fails once, and when an executor is killed in its stage
+    (Spark runs the lost map tasks again): tests/apps/failure_app.py."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    info = _run_app([
+        _spark_submit(), "--master", "local-cluster[2,1,1024]", "--jars", fastwindow.jar_path(),
+        "--conf", "spark.sql.extensions=fastwindow.FastWindowExtensions",
+        "--conf", "spark.ui.enabled=false", "--conf", "spark.executor.memory=512m",
+        "--driver-memory", "1g", "--driver-java-options", FIRST_TIER,
+        "--conf", f"spark.executor.extraJavaOptions={FIRST_TIER}",
+        str(APP.parent / "failure_app.py"), str(markers)], tmp_path)
+    cases = {r["case"]: r for r in info["results"]}
+    assert set(cases) == {"window_task_fails", "map_task_fails", "executor_lost"}, cases
+    for case, r in cases.items():
+        assert r["fired"] and r["across_tasks"], f"{case}: {r}"
+        assert r["equal"] and r["rows"] == 20000, f"{case}: {r}"
 
 
 def _free_port() -> int:
