@@ -199,3 +199,16 @@ def test_halo_rows_and_summary_size_are_counted(series, spark):
     assert metrics["summarySize"] > 0, metrics
     (metrics,) = [dict(r.metrics) for r in seeded.reports]
     assert metrics.get("numHaloRows", 0) == 0 and metrics["numRanges"] == 5, metrics
+
+
+def test_a_replaced_range_shuffle_fails_clearly(spark):
+    """A window spread over ranges checks, when it runs, that it reads the range shuffle planned
+    below it: another rule or plugin that replaced it (here a round-robin shuffle in its place)
+    would give its tasks rows of other ranges. The error names the setting that avoids it."""
+    with session_confs(spark, {"spark.sql.adaptive.enabled": "false"}):
+        plan = spark.range(100).repartition(3)._jdf.queryExecution().executedPlan()
+    assert plan.nodeName() == "Exchange", plan.toString()
+    with pytest.raises(Exception) as error:
+        spark._jvm.fastwindow.exec.acrosstasks.RangeSplitExec.requireBelow(plan)
+    assert "no longer reads the range shuffle planned below it" in str(error.value)
+    assert f"{ACROSS_TASKS}=false" in str(error.value)

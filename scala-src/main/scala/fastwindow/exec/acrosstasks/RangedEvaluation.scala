@@ -87,6 +87,7 @@ object RangedEvaluation extends Logging {
       metrics: Metrics): RDD[InternalRow] = {
     val n = input.getNumPartitions
     if (n == 0) return input
+    if (n > 1) RangeSplitExec.requireBelow(shuffled)
     val start = System.nanoTime()
     val seeds: Option[Array[TaskSeeds]] =
       if (n == 1) Some(Array(TaskSeeds(Array.empty, Array.empty)))
