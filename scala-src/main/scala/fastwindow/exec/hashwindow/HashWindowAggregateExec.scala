@@ -2,11 +2,10 @@ package fastwindow.exec.hashwindow
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst
-  .expressions.{Ascending, Attribute, AttributeSet, Expression, NamedExpression, SortOrder, WindowExpression}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Expression, NamedExpression, SortOrder, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, DeclarativeAggregate}
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
-import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{SortExec, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.fastwindow.PartitionRowBuffer
 import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
@@ -108,21 +107,4 @@ case class HashWindowAggregateExec(
 
   override protected def withNewChildInternal(newChild: SparkPlan): HashWindowAggregateExec =
     copy(child = newChild)
-}
-
-/**
- * A window of whole-partition aggregates per key, on either of its paths: shown as `FastWindow`,
- * its output the child's columns then one per window expression, in no order.
- */
-trait WholePartitionAggregatesExec extends UnaryExecNode {
-  def windowExpression: Seq[NamedExpression]
-  def partitionSpec: Seq[Expression]
-
-  override def nodeName: String = "FastWindow"
-
-  override def output: Seq[Attribute] = child.output ++ windowExpression.map(_.toAttribute)
-
-  override def producedAttributes: AttributeSet = AttributeSet(windowExpression.map(_.toAttribute))
-
-  override def outputOrdering: Seq[SortOrder] = Nil
 }

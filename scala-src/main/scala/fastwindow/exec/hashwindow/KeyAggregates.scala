@@ -2,8 +2,6 @@ package fastwindow.exec.hashwindow
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{JoinedRow, UnsafeRow}
-import org.apache.spark.sql.types.DataType
-import org.apache.spark.unsafe.Platform
 
 import fastwindow.exec.shared.GroupIds
 
@@ -113,80 +111,6 @@ object KeyAggregates {
       }
       Right(new ResultsPerKey(PackedRows.pack(pairs.iterator), byKey.size,
           plan.keys.map(_.dataType), plan.evaluations.length))
-    }
-  }
-}
-
-/**
- * Each key's results, as the driver broadcasts them: (key, results) pairs packed in one byte
- * array, and the keys numbered over them once per executor (the broadcast value is shared by its
- * tasks), the results pointing into that array.
- */
-final class ResultsPerKey(
-    pairs: Array[Byte], val size: Int, keyTypes: Seq[DataType], resultFields: Int)
-  extends Serializable {
-
-  /** The keys numbered as [[GroupIds]] (primitive, for one integral key), and their results. */
-  @transient private lazy val (ids, results) = {
-    val ids = GroupIds(keyTypes)
-    val results = new Array[UnsafeRow](size)
-    val unpacked = PackedRows.unpack(pairs)
-    while (unpacked.hasNext) {
-      val id = ids.add(unpacked.next(keyTypes.length))
-      results(id) = unpacked.next(resultFields)
-    }
-    (ids, results)
-  }
-
-  def bytes: Long = pairs.length
-
-  /**
-   * The results of `key`. Every key of the rows was aggregated from the same input, read once
-   * before; a key without results means that input changed between the reads, and no answer
-   * is better than a wrong one.
-   */
-  def of(key: UnsafeRow): UnsafeRow = {
-    val id = ids.find(key)
-    if (id < 0) {
-      throw new IllegalStateException("fastwindow: a PARTITION BY key has no aggregates: the " +
-        "window's input changed between its two reads; rerun the query, or set " +
-        "spark.fastwindow.keyAggregates.enabled=false")
-    }
-    results(id)
-  }
-}
-
-/** Rows packed in one byte array (each its size, then its bytes) and read back in place. */
-object PackedRows {
-
-  def pack(rows: Iterator[UnsafeRow]): Array[Byte] = {
-    val bytes = new java.io.ByteArrayOutputStream()
-    val out = new java.io.DataOutputStream(bytes)
-    val buffer = new Array[Byte](4096)
-    rows.foreach { row =>
-      out.writeInt(row.getSizeInBytes)
-      row.writeToStream(out, buffer)
-    }
-    out.flush()
-    bytes.toByteArray
-  }
-
-  def unpack(packed: Array[Byte]): Reader = new Reader(packed)
-
-  /** The rows of `packed` in order, each pointing into it (valid as long as it is). */
-  final class Reader(packed: Array[Byte]) {
-    private var at = 0
-
-    def hasNext: Boolean = at < packed.length
-
-    /** The next row, of `fields` fields. */
-    def next(fields: Int): UnsafeRow = {
-      val size = ((packed(at) & 0xff) << 24) | ((packed(at + 1) & 0xff) << 16) |
-        ((packed(at + 2) & 0xff) << 8) | (packed(at + 3) & 0xff)
-      val row = new UnsafeRow(fields)
-      row.pointTo(packed, Platform.BYTE_ARRAY_OFFSET + at + 4, size)
-      at += 4 + size
-      row
     }
   }
 }

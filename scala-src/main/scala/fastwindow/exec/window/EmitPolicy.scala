@@ -36,11 +36,6 @@ final class EmitPolicy(bounds: Option[StreamBounds], val dropsRowsOnIngest: Bool
   def keepFrom(emitted: Int, rows: Int): Long = math.min(emitted.toLong - history, rows - 1L)
 }
 
-/** Where the last (maybe still growing) peer group of the rows ingested so far starts. */
-trait PeerProgress {
-  def lastPeerGroupStart: Int
-}
-
 object EmitPolicy {
 
   /** The policy of `plan`, streamed when `streaming` allows it and the plan can. */
