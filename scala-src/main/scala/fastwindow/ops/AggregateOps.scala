@@ -1,10 +1,6 @@
 package fastwindow.ops
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst
-  .expressions.{AggregateWindowFunction, AttributeReference, BindReferences, Expression}
-import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
-import org.apache.spark.sql.types.DataType
 
 /**
  * The expression-dependent half of a declarative aggregate's window evaluation: the aggregate's
@@ -80,59 +76,4 @@ object AggregateOps {
   val InitialSlots = 4
 
   def grownSlots(current: Int, minSlots: Int): Int = math.max(minSlots, 2 * current)
-}
-
-/**
- * An aggregation as bound expressions: `update` reads the buffer then the partition's columns,
- * `merge` a left (earlier rows) then a right buffer, `evaluate` the buffer.
- */
-final case class BoundAggregate(
-    bufferAttributes: Seq[AttributeReference],
-    initial: Seq[Expression],
-    update: Seq[Expression],
-    merge: Seq[Expression],
-    evaluate: Expression) {
-  def bufferTypes: Seq[DataType] = bufferAttributes.map(_.dataType)
-}
-
-object BoundAggregate {
-
-  /**
-   * `aggs` (reading `columns`) side by side in one buffer, evaluating the first; the others are
-   * companions a guard reads (see [[AggregateRequest]]). Window-only aggregates (nth_value) have
-   * no merge: they only run over frames that never merge.
-   */
-  def of(aggs: Seq[DeclarativeAggregate], columns: Seq[AttributeReference]): BoundAggregate = {
-    val buffer = aggs.flatMap(_.aggBufferAttributes)
-    BoundAggregate(
-      buffer,
-      aggs.flatMap(_.initialValues),
-      BindReferences.bindReferences(aggs.flatMap(_.updateExpressions), buffer ++ columns),
-      if (aggs.exists(_.isInstanceOf[AggregateWindowFunction])) Nil
-      else BindReferences.bindReferences(
-        aggs.flatMap(_.mergeExpressions), buffer ++ aggs.flatMap(_.inputAggBufferAttributes)),
-      BindReferences.bindReference(aggs.head.evaluateExpression, buffer)
-    )
-  }
-}
-
-/**
- * One aggregate to run over slots, writing its results at `ordinal`.
- *
- * @param needsExact on a slot's buffer: true when the frame it holds must be recomputed row by
- *                   row with the exact aggregate (combining partials in another order than
- *                   Spark's row loop could then change an overflow or a rounding)
- */
-final case class AggregateRequest(
-    aggregate: BoundAggregate,
-    resultType: DataType,
-    ordinal: Int,
-    needsExact: Option[Expression] = None) {
-
-  /**
-   * Estimated bytes per slot: a null flag and the value's default size per buffer field. One
-   * estimate for both implementations, so whether a partition fits in memory never depends on
-   * the codegen mode.
-   */
-  def slotBytes: Long = aggregate.bufferTypes.map(t => 1L + t.defaultSize).sum
 }

@@ -7,9 +7,6 @@ import org.apache.spark.sql.types.NullType
 
 import fastwindow.columns.{Column, ColumnLayout, ColumnarRowView}
 
-/** Everything expression-dependent one operator runs, as requested by its functions. */
-final case class OpsPlan(layout: ColumnLayout, functions: Seq[FunctionRequests])
-
 /**
  * The interpreted twin of the generated ops: every expression evaluated with `Expression.eval`
  * over a [[ColumnarRowView]] of the columns. Used when `spark.fastwindow.codegen.mode` is
