@@ -106,8 +106,3 @@ object OpsCodegen {
     GeneratedSource(code, ctx.references.toArray)
   }
 }
-
-/** What the generated class is: a factory of one task's ops over that task's columns. */
-abstract class GeneratedOps {
-  def create(columns: Array[Column]): OpsSet
-}

@@ -1,20 +1,8 @@
 package fastwindow.columns
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BindReferences, Expression}
-import org.apache.spark.sql.types.DataType
 
 import fastwindow.model.WindowPlan
-
-/**
- * One column of the partition buffer: an input expression evaluated once per row.
- *
- * @param bound     the expression bound to the child's output (what ingest evaluates)
- * @param attribute stands for the column in expressions rewritten to read columns
- */
-final case class ColumnSpec(index: Int, bound: Expression, attribute: AttributeReference) {
-  def dataType: DataType = attribute.dataType
-  def nullable: Boolean = attribute.nullable
-}
 
 /**
  * Which input expressions of a [[WindowPlan]] are buffered as columns: each distinct expression
