@@ -5,47 +5,14 @@ import org.apache.spark.sql.catalyst.expressions.aggregate._
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.execution.aggregate.{ScalaAggregator, ScalaUDAF}
 import org.apache.spark.sql.fastwindow.shims.ArithmeticShim
-import org.apache.spark.sql.types.{BooleanType, DataType, DecimalType, DoubleType}
+import org.apache.spark.sql.types.{BooleanType, DecimalType, DoubleType}
 
 import fastwindow.columns.ColumnLayout
 import fastwindow.config.FastWindowConf
 import fastwindow.frames.{InSparkOrder, PeerGroups, TwoStacks}
 import fastwindow.kernels.{AggregateKernel, Kernel}
-import fastwindow.model.{BesideComet, FallbackReason, FilteredAggregate, FrameShape, FunctionSpec, IntervalSums, StreamBounds}
+import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, IntervalSums}
 import fastwindow.ops.{AggregateRequest, BoundAggregate, FunctionOps, FunctionRequests}
-
-/**
- * A declarative aggregate over a frame. It is evaluated with the aggregate's own
- * initial/update/merge/evaluate expressions, so results, types, overflow behaviour and errors are
- * Spark's by construction.
- *
- * @param inSparkOrder a sliding frame folded in Spark's order, bit for bit, instead of by the two
- *                     stacks (floating-point aggregates with `spark.fastwindow.exactFloats`)
- */
-final case class AggregateSpec(
-    ordinal: Int,
-    function: DeclarativeAggregate,
-    frame: FrameShape,
-    inSparkOrder: Boolean = false)
-  extends FunctionSpec {
-  override def resultType: DataType = function.dataType
-  override def needsPeers: Boolean = frame.needsPeers
-  override def inputs: Seq[Expression] =
-    function.children.filterNot(_.foldable) ++ frame.rangeKeyInput
-  override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
-  override def resultPerPartition: Boolean = frame == FrameShape.WholePartition
-  override def streamBounds: Option[StreamBounds] = frame match {
-    // The two stacks fold a guarded frame from the partition start in Spark's order near
-    // overflow limits, which needs its rows.
-    case FrameShape.SlidingRows(None, Some(_))
-        if !inSparkOrder && SlidingGuard.isGuarded(function) =>
-      None
-    case other => other.aggregateStreamBounds
-  }
-  override def seededStreamBounds: Option[StreamBounds] = frame.seededStreamBounds(streamBounds)
-  override def describe: String = s"${function.prettyName} over ${frame.sql}"
-  override def besideComet: BesideComet = CometAggregates.of(function, frame)
-}
 
 /**
  * Declarative aggregates (count, sum, avg, min, max, the variance family, first/last,

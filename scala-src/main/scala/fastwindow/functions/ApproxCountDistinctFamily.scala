@@ -7,23 +7,8 @@ import org.apache.spark.sql.types._
 
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{ApproxCountDistinctKernel, Kernel}
-import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
+import fastwindow.model.FallbackReason
 import fastwindow.ops.FunctionOps
-
-/**
- * @param input      the values, null where a FILTER leaves the row out
- * @param relativeSD the sketch's relative standard deviation (Spark's second argument)
- */
-final case class ApproxCountDistinctSpec(
-    ordinal: Int,
-    input: Expression,
-    relativeSD: Double,
-    frame: FrameShape)
-  extends BufferedFrameFunction {
-  override def resultType: DataType = LongType
-  override def value: Expression = input
-  override def describe: String = s"approx_count_distinct over ${frame.sql}"
-}
 
 /**
  * `approx_count_distinct` over every frame, with Spark's own sketch, so that its results are

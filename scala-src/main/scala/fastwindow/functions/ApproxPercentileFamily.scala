@@ -7,27 +7,8 @@ import org.apache.spark.sql.types._
 
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{ApproxPercentileKernel, Kernel}
-import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
+import fastwindow.model.FallbackReason
 import fastwindow.ops.FunctionOps
-
-/**
- * @param input       the values, null where a FILTER leaves the row out
- * @param percentages the constant percentage(s)
- * @param scalar      Spark's aggregate with one percentage (its `eval` converts a result)
- */
-final case class ApproxPercentileSpec(
-    ordinal: Int,
-    input: Expression,
-    percentages: Seq[Double],
-    accuracy: Long,
-    scalar: ApproximatePercentile,
-    asArray: Boolean,
-    resultType: DataType,
-    frame: FrameShape)
-  extends BufferedFrameFunction {
-  override def value: Expression = input
-  override def describe: String = s"percentile_approx over ${frame.sql}"
-}
 
 /**
  * `percentile_approx` / `approx_percentile` over every frame, where its result is provably

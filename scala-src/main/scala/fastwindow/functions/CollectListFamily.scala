@@ -8,23 +8,8 @@ import org.apache.spark.sql.types._
 
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{CollectListKernel, Kernel}
-import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
+import fastwindow.model.FallbackReason
 import fastwindow.ops.FunctionOps
-
-/**
- * @param input     the values, nulled where a FILTER leaves the row out
- * @param keepNulls Spark 4.3's `collect_list(x) RESPECT NULLS`
- */
-final case class CollectListSpec(
-    ordinal: Int,
-    input: Expression,
-    keepNulls: Boolean,
-    resultType: DataType,
-    frame: FrameShape)
-  extends BufferedFrameFunction {
-  override def value: Expression = input
-  override def describe: String = s"collect_list over ${frame.sql}"
-}
 
 /** `collect_list` and `array_agg` over every frame ([[CollectListKernel]]). */
 object CollectListFamily extends BufferedFrameFamily[CollectListSpec] {

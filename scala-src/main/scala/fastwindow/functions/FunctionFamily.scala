@@ -3,14 +3,12 @@ package fastwindow.functions
 import scala.reflect.ClassTag
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, SpecifiedWindowFrame}
-import org.apache.spark.sql.fastwindow.shims.ClassicShim
-import org.apache.spark.sql.types._
 
-import fastwindow.columns.{ColumnLayout, ColumnType}
+import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.Kernel
-import fastwindow.model.{BufferedFrameFunction, FallbackReason, FunctionSpec}
-import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
+import fastwindow.model.{FallbackReason, FunctionSpec}
+import fastwindow.ops.{FunctionOps, FunctionRequests}
 
 /**
  * One family of window functions fastwindow runs (ranking, offset, declarative aggregate,
@@ -76,112 +74,4 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specTag: ClassTag[S]) 
     requests(specClass.cast(spec).asInstanceOf[S], layout)
   final def kernelOf(spec: FunctionSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     kernel(specClass.cast(spec).asInstanceOf[S], ops, peers)
-}
-
-/**
- * A family whose functions read one value per row over a frame of a buffered partition
- * ([[BufferedFrameFunction]]: percentiles, modes, distinct values, collections, sketches): its
- * kernel reads that value's column and the frame's RANGE edges, nothing else.
- */
-abstract class BufferedFrameFamily[S <: BufferedFrameFunction](implicit specTag: ClassTag[S])
-  extends FunctionFamily[S] {
-  override def requests(spec: S, layout: ColumnLayout): FunctionRequests =
-    FunctionRequests(
-      values = Seq(ValueRequest(layout.bind(spec.value), None, spec.value.dataType, 0)),
-      rangeEdges = FramePlanning.requests(spec.frame, layout))
-}
-
-/** One row of the support table (`python -m fastwindow support`, the README). */
-final case class SupportEntry(function: String, kind: String, frames: Seq[String], inputs: String)
-
-/** A named set of data types, described for users. */
-final case class TypeSet(description: String, contains: DataType => Boolean) {
-  def as(newDescription: String): TypeSet = copy(description = newDescription)
-}
-
-object TypeSet {
-  val numeric: TypeSet = TypeSet(
-    "tinyint, smallint, int, bigint, float, double, decimal",
-    {
-      case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
-      case _: DecimalType => true
-      case _ => false
-    }
-  )
-
-  /** What sum and avg add: numbers and ANSI intervals (added with Spark's overflow check). */
-  val summable: TypeSet = TypeSet(
-    s"${numeric.description}, ANSI intervals",
-    {
-      case _: YearMonthIntervalType | _: DayTimeIntervalType => true
-      case other => numeric.contains(other)
-    })
-
-  val integral: TypeSet = TypeSet(
-    "tinyint, smallint, int, bigint",
-    {
-      case ByteType | ShortType | IntegerType | LongType => true
-      case _ => false
-    })
-
-  /**
-   * Types fastwindow compares (peers, min/max, min_by/max_by orderings): always with Spark's own
-   * comparison of the type, so collated strings compare by their collation.
-   */
-  val orderable: TypeSet = TypeSet(
-    "numeric, boolean, string (any collation), binary, date, timestamp, timestamp_ntz, " +
-      "ANSI intervals",
-    {
-      case _: StringType => true
-      case BooleanType | BinaryType | DateType | TimestampType | TimestampNTZType => true
-      case _: YearMonthIntervalType | _: DayTimeIntervalType => true
-      case other => numeric.contains(other)
-    }
-  )
-
-  /**
-   * ORDER BY key types whose peers fastwindow finds: orderable ones, structs and arrays of them
-   * (equal as Spark's ordering compares them), and NULL (ORDER BY NULL, all rows peers).
-   */
-  val peerKey: TypeSet = TypeSet(
-    s"${orderable.description}, structs and arrays of these, void (ORDER BY NULL)",
-    t => t == NullType || nestedOrderable(t))
-
-  private def nestedOrderable(t: DataType): Boolean = t match {
-    case a: ArrayType => nestedOrderable(a.elementType)
-    case s: StructType => s.fields.forall(f => nestedOrderable(f.dataType))
-    case other => orderable.contains(other)
-  }
-
-  /** Order key types of RANGE frames with value offsets (those Spark accepts). */
-  val rangeKey: TypeSet = TypeSet(
-    s"${numeric.description}, date, timestamp, timestamp_ntz, ANSI intervals",
-    {
-      case DateType | TimestampType | TimestampNTZType => true
-      case _: YearMonthIntervalType | _: DayTimeIntervalType => true
-      case other => numeric.contains(other)
-    }
-  )
-
-  /**
-   * Types whose equal values are equal bytes, so that values can be grouped by hashing their
-   * bytes and an aggregate that keeps one of several equal values keeps the same bytes whichever
-   * it sees first. Not floating types (0.0 and -0.0, NaNs), strings under non-binary collations,
-   * nor (conservatively) nested types.
-   */
-  val byteStable: TypeSet = TypeSet(
-    "boolean, integral, decimal, date, timestamp, timestamp_ntz, binary, ANSI intervals, " +
-      "strings of binary collations",
-    {
-      case BooleanType | ByteType | ShortType | IntegerType | LongType | DateType | TimestampType |
-          TimestampNTZType | BinaryType | _: DecimalType | _: YearMonthIntervalType |
-          _: DayTimeIntervalType => true
-      case s: StringType => ClassicShim.isBinaryStable(s)
-      case _ => false
-    }
-  )
-
-  val anyBufferable: TypeSet = TypeSet(
-    "any type except variant, user-defined and object types",
-    ColumnType.isSupported)
 }

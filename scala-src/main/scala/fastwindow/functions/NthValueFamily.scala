@@ -1,32 +1,12 @@
 package fastwindow.functions
 
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
-import org.apache.spark.sql.types.DataType
 
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.{NthRow, PeerGroups}
 import fastwindow.kernels.{AggregateKernel, Kernel}
-import fastwindow.model.{BesideComet, FallbackReason, FrameShape, FunctionSpec, StreamBounds}
+import fastwindow.model.FallbackReason
 import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
-
-/** nth_value(input, offset) [IGNORE NULLS] over a frame. */
-final case class NthValueSpec(ordinal: Int, function: NthValue, frame: FrameShape)
-  extends FunctionSpec {
-  def offset: Int = function.offset.eval().asInstanceOf[Int]
-  override def resultType: DataType = function.dataType
-  override def needsPeers: Boolean = frame.needsPeers
-  override def inputs: Seq[Expression] =
-    Seq(function.input).filterNot(_.foldable) ++ frame.rangeKeyInput
-
-  /** Over a sliding frame the row is found by position in a buffered partition (see [[NthRow]]). */
-  override def streamBounds: Option[StreamBounds] =
-    if (frame.isSliding) None else frame.aggregateStreamBounds
-  override def seededStreamBounds: Option[StreamBounds] = frame.seededStreamBounds(streamBounds)
-  override def readsRowsOnWrite: Boolean = frame != FrameShape.WholePartition
-  override def resultPerPartition: Boolean = frame == FrameShape.WholePartition
-  override def describe: String = s"nth_value over ${frame.sql}"
-  override def besideComet: BesideComet = CometAggregates.ofValue(frame, "nth_value")
-}
 
 /**
  * nth_value over every frame: over whole and running frames with nth_value's own (update-only)

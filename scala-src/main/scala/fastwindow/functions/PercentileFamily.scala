@@ -8,35 +8,8 @@ import org.apache.spark.sql.types._
 
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{Kernel, PercentileKernel}
-import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
+import fastwindow.model.FallbackReason
 import fastwindow.ops.FunctionOps
-
-/**
- * An exact percentile over a frame: `percentile`, `median` and `percentile_cont` (all Spark's
- * `Percentile` once analyzed) and `percentile_disc`.
- *
- * @param input       the values, nulled where a FILTER excludes the row
- * @param weight      the constant frequency (1 unless given)
- * @param percentages the constant percentage(s), each in [0, 1] (Spark's analyzer checks them)
- * @param asArray     whether the result is an array, one per percentage
- */
-final case class PercentileSpec(
-    ordinal: Int,
-    name: String,
-    input: Expression,
-    weight: Long,
-    percentages: Seq[Double],
-    asArray: Boolean,
-    lerpFromLower: Boolean,
-    discrete: Boolean,
-    legacyDiscrete: Boolean,
-    reverse: Boolean,
-    frame: FrameShape)
-  extends BufferedFrameFunction {
-  override def resultType: DataType = if (asArray) ArrayType(DoubleType, false) else DoubleType
-  override def value: Expression = input
-  override def describe: String = s"$name over ${frame.sql}"
-}
 
 /**
  * Exact percentiles over every frame, in O(n log n) per partition whatever the frame's width

@@ -1,28 +1,11 @@
 package fastwindow.functions
 
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
-import org.apache.spark.sql.types.DataType
 
 import fastwindow.frames.{PeerGroups, RankLimit}
 import fastwindow.kernels.{Kernel, RankingKernel}
-import fastwindow.model.{BesideComet, FallbackReason, FunctionSpec, RankingKind, StreamBounds}
+import fastwindow.model.{FallbackReason, RankingKind}
 import fastwindow.ops.FunctionOps
-
-final case class RankingSpec(ordinal: Int, kind: RankingKind, resultType: DataType)
-  extends FunctionSpec {
-  override def needsPeers: Boolean = kind.needsPeers
-  override def inputs: Seq[Expression] = Nil
-  override def streamBounds: Option[StreamBounds] =
-    if (kind.needsPartitionSize) None else Some(StreamBounds.Immediate)
-  // A seeded range knows the window's size before its first row: cume_dist waits for peers.
-  override def seededStreamBounds: Option[StreamBounds] =
-    Some(StreamBounds.Immediate.copy(waitsForPeers = kind == RankingKind.CumeDist))
-  override def readsRowsOnWrite: Boolean = needsPeers
-  override def describe: String = kind.sql
-
-  /** Comet ranks natively; per key it measured 1.5x fastwindow behind a columnar-to-row step. */
-  override def besideComet: BesideComet = BesideComet.CometFaster
-}
 
 /** row_number, rank, dense_rank, percent_rank, cume_dist, ntile: see [[RankingKernel]]. */
 object RankingFamily extends FunctionFamily[RankingSpec] {

@@ -6,24 +6,8 @@ import org.apache.spark.sql.types._
 
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{Kernel, ReplayedAggregateKernel}
-import fastwindow.model.{BufferedFrameFunction, FallbackReason, FrameShape}
+import fastwindow.model.FallbackReason
 import fastwindow.ops.FunctionOps
-
-/**
- * @param row       a struct of the aggregate's non-constant inputs, null where a FILTER leaves
- *                  the row out
- * @param aggregate Spark's aggregate, its non-constant inputs read from that struct
- */
-final case class ReplayedAggregateSpec(
-    ordinal: Int,
-    row: Expression,
-    aggregate: TypedImperativeAggregate[_],
-    frame: FrameShape)
-  extends BufferedFrameFunction {
-  override def resultType: DataType = aggregate.dataType
-  override def value: Expression = row
-  override def describe: String = s"${aggregate.prettyName} over ${frame.sql}"
-}
 
 /**
  * Spark aggregates whose result depends on the order of their values and that no faster

@@ -1,24 +1,12 @@
 package fastwindow.functions
 
 import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
-import org.apache.spark.sql.types.DataType
 
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{AggregateKernel, Kernel}
-import fastwindow.model.{FallbackReason, FrameShape, FunctionSpec, StreamBounds}
+import fastwindow.model.{FallbackReason, FrameShape}
 import fastwindow.ops.{FunctionOps, FunctionRequests}
-
-/** A window function Spark evaluates row by row over the running ROWS frame (see below). */
-final case class RowByRowSpec(ordinal: Int, function: AggregateWindowFunction)
-  extends FunctionSpec {
-  override def resultType: DataType = function.dataType
-  override def inputs: Seq[Expression] = function.children.filterNot(_.foldable)
-  override def needsPeers: Boolean = false
-  override def streamBounds: Option[StreamBounds] = FrameShape.RunningRows.aggregateStreamBounds
-  override def readsRowsOnWrite: Boolean = true
-  override def describe: String = s"${function.prettyName} over ${FrameShape.RunningRows.sql}"
-}
 
 /**
  * Window functions whose frame is ROWS UNBOUNDED PRECEDING AND CURRENT ROW, set by Spark, and

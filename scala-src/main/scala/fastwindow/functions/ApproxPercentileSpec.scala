@@ -1,0 +1,28 @@
+package fastwindow.functions
+
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.aggregate.ApproximatePercentile
+import org.apache.spark.sql.types.DataType
+
+import fastwindow.model.{BufferedFrameFunction, FrameShape}
+
+/**
+ * `percentile_approx` / `approx_percentile` over a frame, as [[ApproxPercentileFamily]] plans it.
+ *
+ * @param input       the values, null where a FILTER leaves the row out
+ * @param percentages the constant percentage(s)
+ * @param scalar      Spark's aggregate with one percentage (its `eval` converts a result)
+ */
+final case class ApproxPercentileSpec(
+    ordinal: Int,
+    input: Expression,
+    percentages: Seq[Double],
+    accuracy: Long,
+    scalar: ApproximatePercentile,
+    asArray: Boolean,
+    resultType: DataType,
+    frame: FrameShape)
+  extends BufferedFrameFunction {
+  override def value: Expression = input
+  override def describe: String = s"percentile_approx over ${frame.sql}"
+}

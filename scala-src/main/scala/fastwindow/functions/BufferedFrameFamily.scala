@@ -1,0 +1,20 @@
+package fastwindow.functions
+
+import scala.reflect.ClassTag
+
+import fastwindow.columns.ColumnLayout
+import fastwindow.model.BufferedFrameFunction
+import fastwindow.ops.{FunctionRequests, ValueRequest}
+
+/**
+ * A family whose functions read one value per row over a frame of a buffered partition
+ * ([[BufferedFrameFunction]]: percentiles, modes, distinct values, collections, sketches): its
+ * kernel reads that value's column and the frame's RANGE edges, nothing else.
+ */
+abstract class BufferedFrameFamily[S <: BufferedFrameFunction](implicit specTag: ClassTag[S])
+  extends FunctionFamily[S] {
+  override def requests(spec: S, layout: ColumnLayout): FunctionRequests =
+    FunctionRequests(
+      values = Seq(ValueRequest(layout.bind(spec.value), None, spec.value.dataType, 0)),
+      rangeEdges = FramePlanning.requests(spec.frame, layout))
+}
