@@ -18,6 +18,10 @@ import org.scalatest.funsuite.AnyFunSuite
  * its package's, matched exactly (a sub-package is a package of its own and needs a layer of its
  * own); every `fastwindow` package it names, in an import or in code, must be its own, or of a
  * lower layer. Comments and string literals are ignored.
+ *
+ * Within a package, a file is one concept, named after it: the type the file is named after (with
+ * its companion), the cases of a sealed type it declares, and private helpers no other file uses,
+ * so that a type is found by its name. Files stay under 400 lines.
  */
 class LayeringSuite extends AnyFunSuite {
 
@@ -119,6 +123,45 @@ class LayeringSuite extends AnyFunSuite {
         case _ => None
       }
     } yield s"${file.getPath} ($pkg) $problem"
+    assert(violations.isEmpty, violations.mkString("\n"))
+  }
+
+  /**
+   * A top-level class, trait or object: its modifiers, its name, and its header up to its body
+   * (where its parents are named). Sources are formatted, so top level is column 0.
+   */
+  private val TopLevel = ("(?m)^((?:(?:private|protected)(?:\\[\\w+\\])?\\s+|" +
+    "(?:final|sealed|abstract|implicit|case)\\s+)*)(?:class|trait|object)\\s+(\\w+)" +
+    "([^{]*?)(?=\\{|\n\n|\n(?! )|\\z)").r
+
+  private final class Definition(val name: String, val isPrivate: Boolean,
+      val isSealed: Boolean, val parents: Seq[String])
+
+  private def definitions(code: String): Seq[Definition] =
+    TopLevel.findAllMatchIn(code).map { m =>
+      val modifiers = m.group(1)
+      val parents = """\b(?:extends|with)\s+(\w+)""".r.findAllMatchIn(m.group(3)).map(_.group(1))
+      new Definition(m.group(2), modifiers.contains("private"), modifiers.contains("sealed"),
+        parents.toSeq)
+    }.toSeq
+
+  test("every source file holds one public concept named after it") {
+    // A file holds the type it is named after (with its companion), the cases of a sealed type it
+    // declares, and private helpers no other file uses; any other type has a file of its own.
+    val texts = allSources.map(f => f -> code(Source.fromFile(f, "UTF-8").mkString))
+    val violations = for {
+      (file, text) <- texts
+      base = file.getName.stripSuffix(".scala")
+      defs = definitions(text)
+      sealedHere = defs.filter(_.isSealed).map(_.name).toSet
+      strays = defs.filterNot { d =>
+        d.name == base || d.parents.exists(sealedHere) ||
+        d.isPrivate && !texts.exists { case (other, t) =>
+          other != file && s"\\b${d.name}\\b".r.findFirstIn(t).isDefined
+        }
+      }.map(_.name).distinct
+      if strays.nonEmpty
+    } yield s"${file.getPath} holds ${strays.mkString(", ")} besides $base"
     assert(violations.isEmpty, violations.mkString("\n"))
   }
 
