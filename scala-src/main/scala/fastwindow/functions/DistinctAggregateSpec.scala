@@ -23,6 +23,8 @@ final case class DistinctAggregateSpec(
   extends BufferedFrameFunction {
   override def resultType: DataType = fold.fold[DataType](IntegerType)(_.dataType)
   override def value: Expression = key
-  override def describe: String =
-    s"${fold.fold("size(collect_set(...))")(f => s"${f.prettyName}(DISTINCT ...)")} over ${frame.sql}"
+  override def describe: String = {
+    val function = fold.fold("size(collect_set(...))")(f => s"${f.prettyName}(DISTINCT ...)")
+    s"$function over ${frame.sql}"
+  }
 }
