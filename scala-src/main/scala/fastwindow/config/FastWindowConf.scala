@@ -107,8 +107,8 @@ object FastWindowConf {
       "Run a window that mixes streamed functions (row_number, lag, running and moving frames) " +
         "with functions that need their whole partition as two operators, so only the latter's " +
         "inputs are held for the whole partition (the rows are buffered either way, spillable). " +
-        "Less column memory per buffered row, at a CPU cost (16-23% more window time measured on " +
-        "4M rows: benchmarks/results/split_mixed_4M), hence off by default.",
+        "Less column memory per buffered row, at a CPU cost (docs/performance.md), hence off " +
+        "by default.",
     parse = bool
   )
 
@@ -208,9 +208,8 @@ object FastWindowConf {
       "rows are shuffled by key and sorted (with that many keys a sort groups them faster than " +
       "a hash). The keys' results are held on the driver and on each executor. " +
       "Past a few tens of thousands of keys each map task's per-key state leaves the " +
-      "processor's caches, and the shuffle, which splits the keys between tasks, costs less: " +
-      "over 4M rows (2 map tasks) keeping the rows in place measured 2x Spark at 1k and 10k " +
-      "keys, no faster than the shuffle at 50k, slower at 200k. Past it, with AQE on, the " +
+      "processor's caches, and the shuffle, which splits the keys between tasks, costs less " +
+      "(docs/performance.md). Past it, with AQE on, the " +
       "shuffle has four partitions per core (at most spark.sql.shuffle.partitions): AQE " +
       "cannot coalesce a shuffle the operator makes itself.",
     parse = positiveInt

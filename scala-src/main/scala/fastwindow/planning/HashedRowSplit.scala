@@ -17,9 +17,8 @@ object HashedRowSplit {
    * it, and a map task's rows go to all of them at random (not in runs, as ranges of a table
    * written in order do), so each costs the shuffle's writer: with adaptive execution (which
    * would coalesce the ranges, but only after every map task wrote all of them), four per core
-   * of the cluster, at most Spark's shuffle partitions; without it, Spark's shuffle partitions.
-   * Measured over 8M rows after a join, local[2]: map stage CPU 5.1-5.7 s into 200 ranges,
-   * 3.1-3.6 s into 8 or 2, 2.1-2.6 s into Spark's one task.
+   * of the cluster, at most Spark's shuffle partitions; without it, Spark's shuffle partitions
+   * (what each range costs the writer: docs/support.md, windows without ORDER BY either).
    */
   def ranges: Int = {
     val conf = SQLConf.get

@@ -11,8 +11,8 @@ import org.apache.spark.sql.execution.{ColumnarToRowExec, InputAdapter, ProjectE
  *
  * Where the keys are a projection of a columnar scan (Parquet, ORC, a cached table; no filter
  * between), the sample reads the scan's column batches and picks rows by index: only the rows it
- * keeps become rows, the others are counted by the batch. (Through Spark's row plan every row of
- * the key columns is converted and projected: 0.6-0.8 s of two cores for 8M rows.)
+ * keeps become rows, the others are counted by the batch, where Spark's row plan would convert
+ * and project every row of the key columns (the cost: docs/support.md, windows across tasks).
  */
 object KeySample {
 

@@ -111,8 +111,8 @@ case class KeyAggregatesWindowExec(
    * Spark's shuffle partitions, as Spark's own shuffle would have. With AQE, which cannot
    * coalesce this shuffle, four per core of the cluster (at least the input's, at most Spark's
    * shuffle partitions): enough to split the keys so each task's stay in the caches, few enough
-   * that tasks do not cost more than they do. Measured on 4M rows of 200k keys, local[2]: 2
-   * partitions 2.5 s, 8 1.9 s, 200 3.9 s; Spark's shuffle by key (AQE coalescing) 2.1 s.
+   * that tasks do not cost more than they do (measured: docs/how-it-works.md, without shuffling
+   * the rows).
    */
   private def fallbackPartitions(inputPartitions: Int): Int =
     if (!conf.adaptiveExecutionEnabled) conf.numShufflePartitions

@@ -24,7 +24,7 @@ import fastwindow.ops.OpsSet
  * [[KernelEvaluator]]) are written once, in Scala, and call the ops of the query through abstract
  * classes. The JVM profiles each call site of a class once for the whole JVM: after an executor
  * has run a few different window queries, a call such as the two stacks' `partial.merge` has seen
- * many ops classes and is no longer inlined, which cost up to 2.5x per row in measurements. So,
+ * many ops classes and is no longer inlined (the cost: docs/how-it-works.md). So,
  * as Trino does for its own generic operators, each generated operator loads the same class bytes
  * again in a class loader of its own: its copy sees one ops class at each call site, and the JIT
  * inlines the generated ops into the algorithm as if both had been generated together. The copy
