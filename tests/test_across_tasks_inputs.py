@@ -36,6 +36,21 @@ def test_small_inputs_run_in_one_task(series, spark):
         _spread(spark, query, 4)
 
 
+def test_small_inputs_aggregate_over_all_rows_in_one_task(series, spark):
+    """Aggregates over all rows (OVER ()) of a small scan run in one task too: running them where
+    the rows are costs a job of its own, more than the one task over a small input."""
+    query = "select id, v / sum(v) over () a, count(*) over () c from series"
+    spark.conf.unset(MIN_INPUT)
+    try:
+        fast = run(spark, query, fastwindow_on=True)
+        assert_same_as_spark(spark, query)
+    finally:
+        spark.conf.set(MIN_INPUT, "0")
+    assert all("its input is smaller" in (r.note or "") for r in fast.reports), fast.reports
+    fast = run(spark, query, fastwindow_on=True)
+    assert all("not shuffled" in (r.note or "") for r in fast.reports), fast.reports
+
+
 # OVER () over a child that is not a scan (a scan's rows stay where they are: test_key_aggregates):
 # the rows are split by a hash of their columns, and every task is seeded with all rows'
 # aggregates. A join and a grouped aggregate as children; decimal and ANSI-checked sums.

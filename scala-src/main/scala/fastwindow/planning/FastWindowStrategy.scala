@@ -200,9 +200,11 @@ object FastWindowStrategy extends SparkStrategy {
       f"${FastWindowConf.ACROSS_TASKS_MIN_INPUT_SIZE.key} ($min%,d bytes), where spreading it over " +
       "ranges costs more than it saves")
 
-  private val AggregatesWhereRowsAre = Spread.OneTask("its aggregates run in every task where " +
-    "its scan reads the rows (spark.fastwindow.keyAggregates.enabled), unless an operator above " +
-    "needs its rows in one task")
+  /** The spread of a window over all rows whose aggregates KeyAggregatesPlacement places. */
+  private[planning] val AggregatesWhereRowsAre = Spread.OneTask(
+    "its aggregates run in every task where " +
+      "its scan reads the rows (spark.fastwindow.keyAggregates.enabled), unless an operator above " +
+      "needs its rows in one task")
 
   /** Marks a logical window whose PARTITION BY a window next to it shares (see below). */
   private val SharesPartitioning: TreeNodeTag[Unit] = TreeNodeTag[Unit]("fastwindow.sharesKeys")

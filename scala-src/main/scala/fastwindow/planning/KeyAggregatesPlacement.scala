@@ -20,7 +20,9 @@ import fastwindow.exec.window.FastWindowExec
  * key's aggregates to the rows where they are; and likewise a window of aggregates over the whole
  * input (`x / sum(x) OVER ()`, a `FastWindowExec` with neither PARTITION BY nor ORDER BY, over the
  * shuffle Spark places to move every row into one task), whose aggregates then run in every task
- * where the rows are ([[HashWindowSupport.whyNotMerged]] says which, for both), when:
+ * where the rows are ([[HashWindowSupport.whyNotMerged]] says which, for both; the planner marks
+ * such a window when it would spread it over tasks, so an input below
+ * `spark.fastwindow.acrossTasks.minInputSize` keeps its one task, without a job of its own), when:
  *
  *  - the input can be read twice cheaply and gives the same rows both times: a file, range,
  *    local or cached table scan under filters and projections, every expression deterministic.
@@ -45,7 +47,7 @@ object KeyAggregatesPlacement extends Rule[SparkPlan] {
     } else place(plan, UnspecifiedDistribution)
 
   private def overWholeInput(plan: SparkPlan): Boolean = plan match {
-    case w: FastWindowExec => w.partitionSpec.isEmpty && w.orderSpec.isEmpty
+    case w: FastWindowExec => w.spread == FastWindowStrategy.AggregatesWhereRowsAre
     case _ => false
   }
 
@@ -58,7 +60,8 @@ object KeyAggregatesPlacement extends Rule[SparkPlan] {
         if placedBySpark(shuffle) && readTwiceCheaply(shuffle.child) &&
           !reliesOn(above, shuffle) && mergeable(exprs) =>
       replaced(window, exprs, keys, shuffle.child)
-    case window @ FastWindowExec(exprs, Nil, Nil, shuffle: ShuffleExchangeExec, _)
+    case window @ FastWindowExec(
+          exprs, Nil, Nil, shuffle: ShuffleExchangeExec, FastWindowStrategy.AggregatesWhereRowsAre)
         if oneTaskBySpark(shuffle) && readTwiceCheaply(shuffle.child) &&
           !reliesOn(above, shuffle) && mergeable(exprs) =>
       replaced(window, exprs, Nil, shuffle.child)
