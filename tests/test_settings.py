@@ -19,12 +19,18 @@ BAD = "not-a-value"
 
 
 @pytest.fixture(scope="module")
-def keys(spark_session):
-    """(key, default) of every key, from the jar's own table."""
-    table = spark_session._jvm.fastwindow.FastWindow.configMarkdown()
-    rows = re.findall(r"^\| `(spark\.fastwindow\.[^`]+)` \| `([^`]*)` \|", table, re.M)
-    assert rows and len(rows) == table.count("| `spark.fastwindow."), table
+def table(spark_session):
+    """(key, default, meaning) of every key, from the jar's own table."""
+    markdown = spark_session._jvm.fastwindow.FastWindow.configMarkdown()
+    rows = re.findall(r"^\| `(spark\.fastwindow\.[^`]+)` \| `([^`]*)` \| (.*) \|$", markdown, re.M)
+    assert rows and len(rows) == markdown.count("| `spark.fastwindow."), markdown
     return rows
+
+
+@pytest.fixture(scope="module")
+def keys(table):
+    """(key, default) of every key."""
+    return [(key, default) for key, default, _ in table]
 
 
 def _refused(action, key: str) -> None:
@@ -46,9 +52,14 @@ def test_every_key_refuses_a_bad_value_when_set(spark_session, keys):
     assert spark.sql("select 1 as one").collect()[0].one == 1
 
 
-def test_set_lists_every_key_with_its_doc(spark_session, keys):
+def test_set_lists_every_key_with_its_doc(spark_session, table):
+    """Every key but the internal limits, which `SET -v` leaves out as it does Spark's own."""
     listed = {r.key: r for r in spark_session.sql("SET -v").collect()}
-    for key, default in keys:
+    internal = [key for key, _, meaning in table if meaning.startswith("*Internal.*")]
+    assert internal and not set(internal) & set(listed), internal
+    for key, _, _ in table:
+        if key in internal:
+            continue
         assert key in listed, key
         # The value in effect: the default, or the one the test session starts with.
         assert listed[key].value == spark_session.conf.get(key) and listed[key].meaning, key
@@ -69,3 +80,17 @@ def test_a_bad_value_set_before_install_breaks_only_window_queries(spark_session
     spark.sql(f"SET {key}=true")
     fast = run(spark, window, fastwindow_on=True)
     assert [r.operator for r in fast.reports] == ["FastWindow"], fast.reports
+
+
+def test_an_unknown_key_breaks_only_window_queries(spark_session):
+    """A misspelt key (Spark keeps any key it does not know) fails window queries, naming it and
+    the known keys: it is checked once per query with a window, before planning."""
+    spark = spark_session.newSession()
+    typo = "spark.fastwindow.acrossTasks.enabeld"
+    spark.conf.set(typo, "true")
+    assert spark.range(5).groupBy().sum("id").collect()[0][0] == 10
+    window = "select id, rank() over (order by id) r from range(5)"
+    with pytest.raises(Exception, match=f"Unknown fastwindow setting {typo}; the keys are: "):
+        spark.sql(window).collect()
+    spark.conf.unset(typo)
+    assert [r.r for r in spark.sql(window).collect()] == [1, 2, 3, 4, 5]

@@ -8,7 +8,7 @@ import org.apache.spark.sql.fastwindow.shims.ClassicShim
 
 import fastwindow.config.FastWindowConf
 import fastwindow.explain.WindowReport
-import fastwindow.planning.{FastWindowStrategy, SetSizeIntoWindow}
+import fastwindow.planning.{FastWindowStrategy, SetSizeIntoWindow, SettingsCheck}
 
 /**
  * The JVM-side API used by the Python package (through py4j) and by Scala users who cannot set
@@ -52,7 +52,8 @@ object FastWindow {
     } else {
       val experimental = session.experimental
       experimental.extraStrategies = experimental.extraStrategies :+ FastWindowStrategy
-      experimental.extraOptimizations = experimental.extraOptimizations :+ SetSizeIntoWindow
+      experimental.extraOptimizations =
+        experimental.extraOptimizations :+ SettingsCheck :+ SetSizeIntoWindow
       true
     }
   }

@@ -3,15 +3,16 @@ package fastwindow
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.fastwindow.SqlConfRegistration
 
-import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, KeyAggregatesPlacement, SetSizeIntoWindow, TakeBackFromSpark}
+import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, KeyAggregatesPlacement, SetSizeIntoWindow, SettingsCheck, TakeBackFromSpark}
 
 /**
  * The entry point of fastwindow: a [[SparkSessionExtensions]] that injects
  * [[fastwindow.planning.FastWindowStrategy]], which plans every logical `Window` of SQL window
  * functions it supports on [[fastwindow.exec.window.FastWindowExec]] and leaves the rest to Spark's
- * `WindowExec`, logging why. Two rules come with it: [[fastwindow.planning.SetSizeIntoWindow]] lets
- * the window count a frame's distinct values where the query reads only the size of its
- * `collect_set`, and [[fastwindow.planning.DistinctWindowAggregates]] accepts DISTINCT window
+ * `WindowExec`, logging why. Rules come with it: [[fastwindow.planning.SettingsCheck]] checks the
+ * session's fastwindow keys once per query with a window,
+ * [[fastwindow.planning.SetSizeIntoWindow]] lets the window count a frame's distinct values where
+ * the query reads only the size of its `collect_set`, and [[fastwindow.planning.DistinctWindowAggregates]] accepts DISTINCT window
  * aggregates, which Spark rejects (an extension of Spark's SQL). A physical rule,
  * [[fastwindow.planning.KeyAggregatesPlacement]], runs a whole-partition window without shuffling
  * its rows where that pays.
@@ -45,6 +46,7 @@ import fastwindow.planning.{DistinctWindowAggregates, FastWindowStrategy, KeyAgg
 class FastWindowExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     SqlConfRegistration.registerAll()
+    extensions.injectPreCBORule(_ => SettingsCheck)
     extensions.injectPlannerStrategy(_ => FastWindowStrategy)
     extensions.injectPostHocResolutionRule(_ => DistinctWindowAggregates)
     extensions.injectOptimizerRule(_ => SetSizeIntoWindow)

@@ -1,7 +1,5 @@
 package fastwindow.config
 
-import org.apache.spark.sql.internal.SQLConf
-
 import fastwindow.config.ConfValues._
 
 /**
@@ -20,38 +18,9 @@ import fastwindow.config.ConfValues._
  * The configuration table of the docs (docs/configuration.md) is generated from [[FastWindowConf.entries]]
  * (`python -m fastwindow config --markdown`), and a test checks the two agree.
  */
-object FastWindowConf {
+object FastWindowConf extends ConfDeclarations {
 
-  /**
-   * One documented configuration key with a typed parser, which gets the key (for its error
-   * message) and the raw value.
-   */
-  final class Entry[T] private[FastWindowConf] (
-      val key: String,
-      val default: T,
-      val doc: String,
-      parse: (String, String) => T) {
-
-    /** The value in `conf`, or the default when unset. */
-    def get(conf: SQLConf = SQLConf.get): T = {
-      val raw = conf.getConfString(key, null)
-      if (raw == null) default else parse(key, raw.trim)
-    }
-
-    /** Checks a raw value (throws the same error `get` would). */
-    def check(raw: String): Unit = parse(key, raw.trim)
-    def defaultString: String = default.toString
-  }
-
-  private val registered = scala.collection.mutable.ArrayBuffer.empty[Entry[_]]
-
-  /** Declares a key; every key is registered, in declaration order, by being declared. */
-  private def entry[T](
-      key: String, default: T, doc: String, parse: (String, String) => T): Entry[T] = {
-    val e = new Entry(key, default, doc, parse)
-    registered += e
-    e
-  }
+  type Entry[T] = ConfEntry[T]
 
   val ENABLED: Entry[Boolean] = entry(
     "spark.fastwindow.enabled",
@@ -373,19 +342,22 @@ object FastWindowConf {
     parse = positiveInt
   )
 
-  /** All keys, in declaration (documentation) order. */
-  def entries: Seq[Entry[_]] = registered.toSeq
+  /** All keys, in declaration (documentation) order; the internal limits last. */
+  def entries: Seq[Entry[_]] = declaredEntries ++ FastWindowLimits.entries
 
   /** A markdown table of every key: the docs' configuration page. */
   def markdownTable: String = {
     val header = "| key | default | meaning |\n|---|---|---|\n"
-    header + entries.map(e => s"| `${e.key}` | `${e.defaultString}` | ${e.doc} |").mkString("\n")
+    header + entries.map { e =>
+      s"| `${e.key}` | `${e.defaultString}` | ${if (e.internal) "*Internal.* " else ""}${e.doc} |"
+    }.mkString("\n")
   }
 
   /**
    * Checks every fastwindow key set in `settings` (a session's configuration; done by `enable`
-   * and whenever a window is planned), so a bad value fails before any key is used, and an
-   * unknown `spark.fastwindow.*` key (a typo) fails too, naming the known keys.
+   * and once per query with a window, by `fastwindow.planning.SettingsCheck`), so a bad value
+   * fails before any key is used, and an unknown `spark.fastwindow.*` key (a typo) fails too,
+   * naming the known keys.
    */
   def validate(settings: Map[String, String]): Unit = settings.foreach { case (key, raw) =>
     if (key.startsWith(Prefix)) entries.find(_.key == key) match {

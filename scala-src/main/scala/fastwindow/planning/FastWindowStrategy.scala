@@ -61,8 +61,6 @@ object FastWindowStrategy extends SparkStrategy {
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case PhysicalWindow(WindowFunctionType.SQL, windowExprs, partitionSpec, orderSpec, child) =>
-      // Every fastwindow key the session sets is checked here, before any is used.
-      FastWindowConf.validate(SQLConf.get.getAllConfs)
       // Planned before the windows below it: tell one sharing its PARTITION BY to keep it.
       keyedBelow(child).filter(sameKeys(_, partitionSpec))
         .foreach(_.setTagValue(SharesPartitioning, ()))

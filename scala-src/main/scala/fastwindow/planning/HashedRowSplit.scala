@@ -5,6 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, Literal
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
+import fastwindow.config.FastWindowLimits
+
 /**
  * How the rows of a window without ORDER BY are split over tasks (see [[AcrossTasksSupport]]):
  * into ranges of one int key, a hash of the row, whose bounds split the ints evenly
@@ -29,8 +31,8 @@ object HashedRowSplit {
 
   /**
    * What splits the rows of a window without ORDER BY (whose results do not depend on which task
-   * a row goes to): a hash of up to [[MaxColumns]] of their columns (not maps, which Spark
-   * cannot hash), the same for equal rows whichever task computes them again. Rows equal in
+   * a row goes to): a hash of up to `spark.fastwindow.acrossTasks.hashedColumns` of their
+   * columns (not maps, which Spark cannot hash), the same for equal rows whichever task computes them again. Rows equal in
    * those columns share a range; with no such column, all rows do (one task).
    */
   def key(columns: Seq[Attribute]): Expression = {
@@ -41,9 +43,7 @@ object HashedRowSplit {
       case _ => false
     }
     val hashed = columns.filterNot(c => holdsMap(c.dataType))
-    if (hashed.isEmpty) Literal(0) else Murmur3Hash(hashed.take(MaxColumns), 42)
+    val most = FastWindowLimits.ACROSS_TASKS_HASHED_COLUMNS.get()
+    if (hashed.isEmpty) Literal(0) else Murmur3Hash(hashed.take(most), 42)
   }
-
-  /** Enough columns for an even spread of distinct rows, few enough to hash cheaply. */
-  private val MaxColumns = 8
 }

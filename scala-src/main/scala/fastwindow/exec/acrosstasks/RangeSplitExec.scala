@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.{CoalescedPartitionSpec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.{AQEShuffleReadExec, ShuffleQueryStageExec}
 import org.apache.spark.sql.execution.exchange.{ReusedExchangeExec, ShuffleExchangeExec}
 
-import fastwindow.config.FastWindowConf
+import fastwindow.config.{FastWindowConf, FastWindowLimits}
 
 /**
  * The map side of a window spread over ranges (without PARTITION BY, or a skewed key's rows),
@@ -28,7 +28,7 @@ import fastwindow.config.FastWindowConf
  *     result (an accumulator, by map index: a task run again replaces its summaries). The
  *     operators above combine them per task ([[RangedEvaluation]]) without reading the shuffle
  *     again. When the summaries of every map task and range would hold more than
- *     [[RangeSplitExec.MaxMapSideEntries]], no map task summarises, and the operators read the
+ *     `spark.fastwindow.acrossTasks.maxSummaryEntries`, no map task summarises, and the operators read the
  *     shuffle's output once more to summarise it per range.
  */
 case class RangeSplitExec(
@@ -60,12 +60,13 @@ case class RangeSplitExec(
     setBounds(input)
     val numMaps = input.getNumPartitions
     val parts = numMaps.toLong * bounds.numSlots
-    if (parts * (1 + shape.rowsNeeded) > RangeSplitExec.MaxMapSideEntries) input
+    val maxEntries = FastWindowLimits.ACROSS_TASKS_MAX_SUMMARY_ENTRIES.get(conf)
+    if (parts * (1 + shape.rowsNeeded) > maxEntries) input
     else {
       // RANGE frames' rows: as many as the cap leaves room for.
       // (No parts: an empty input, or skewed keys' split without a skewed key.)
       val room =
-        (RangeSplitExec.MaxMapSideEntries / math.max(parts, 1) - 1 - this.shape.rowsNeeded) / 2
+        (maxEntries / math.max(parts, 1) - 1 - this.shape.rowsNeeded) / 2
       val shape = this.shape.copy(reachRows = math.min(this.shape.reachRows, room).toInt)
       val summaries = new MapSummaries
       sparkContext.register(summaries)
@@ -131,9 +132,12 @@ case class RangeSplitExec(
       // As many keys as the map tasks' summaries can hold (at least one).
       val perKey = input.getNumPartitions.toLong * bounds.numRanges *
         (1 + shape.rowsNeeded)
-      val maxKeys = math.max(1L,
-        math.min(RangeSplitExec.MaxSkewedKeys,
-          RangeSplitExec.MaxMapSideEntries / math.max(perKey, 1L))).toInt
+      val maxKeys = math.max(
+        1L,
+        math.min(FastWindowLimits.ACROSS_TASKS_MAX_SKEWED_KEYS.get(conf).toLong,
+          FastWindowLimits.ACROSS_TASKS_MAX_SUMMARY_ENTRIES.get(conf) / math.max(perKey, 1L))
+      )
+        .toInt
       val skewed = RangeSplitExec.skewedKeys(weighed, bounds.partitionKeys, keyOrder,
         bounds.numRanges, maxKeys)
       bounds.setSkewed(
@@ -162,17 +166,6 @@ case class RangeSplitExec(
 }
 
 object RangeSplitExec {
-
-  /**
-   * The most entries the map tasks' summaries may hold on the driver, an entry being a range's
-   * count and state or one halo row (map tasks x ranges x (1 + rows its neighbours read)); past
-   * it the ranges are summarised from the shuffle's output instead. RANGE frames' rows, whose
-   * number only the data decides, fill the room left (see `SummaryShape.reachRows`).
-   */
-  val MaxMapSideEntries: Long = 400000L
-
-  /** The most PARTITION BY keys split over ranges (the largest are). */
-  val MaxSkewedKeys: Int = 64
 
   /**
    * The skewed keys of a window with PARTITION BY and their sampled rows, from the weighed sample

@@ -14,7 +14,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     valueOrdering: Option[Ordering[InternalRow]], input: Seq[Attribute]) {
   private val first = new FirstRows(shape.keptFirst, ordering, reverse = false)
   private val last = new FirstRows(shape.keptLast, ordering, reverse = true)
-  private val values = valueOrdering.map(new ValueRunTracker(_)).orNull
+  private val values = valueOrdering.map(new ValueRunTracker(_, shape.maxValueRuns)).orNull
   private val acc = shape.fold.map(f => f.start(f.initialState))
   private val deciding = shape.fold.filter(_.decidedByRows.nonEmpty)
     .map(f => new DecidingRows(f.decidedByRows, ordering, input)).orNull

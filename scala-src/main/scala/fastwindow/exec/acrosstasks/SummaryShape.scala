@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 
+import fastwindow.config.FastWindowLimits
 import fastwindow.exec.shared.IntegralOrderKey
 import fastwindow.model.Spread
 
@@ -11,9 +12,10 @@ import fastwindow.model.Spread
  * What a summary is made of: the seeded aggregates' fold, the order of the rows within a range
  * (the window's ORDER BY, then the tie-break `RangeOrder` adds when halo rows are handed on), how
  * many first and last rows it keeps, the order whose distinct values it follows (the window's
- * ORDER BY, with PARTITION BY its keys first, when dense_rank needs them; else empty), the
- * rows with a value it keeps for lag/lead IGNORE NULLS, and for RANGE frames bounded by value
- * offsets the check of their keys and how many more first and last rows it keeps for them
+ * ORDER BY, with PARTITION BY its keys first, when dense_rank needs them; else empty) and in
+ * how many runs of rows in order at most, the rows with a value it keeps for lag/lead IGNORE
+ * NULLS, and for RANGE frames bounded by value offsets the check of their keys and how many
+ * more first and last rows it keeps for them
  * (`reachRows`: as many as it can, a range that reaches further making them run in one task),
  * and the first ORDER BY key whose runs a map task follows (`runKey`, see [[BlocksInOrder]]).
  */
@@ -23,6 +25,7 @@ final case class SummaryShape(
     firstRows: Int,
     lastRows: Int,
     valueOrder: Seq[SortOrder] = Nil,
+    maxValueRuns: Int,
     nonNull: Seq[DecidingRow] = Nil,
     reach: Option[ReachedRows] = None,
     reachRows: Int = 0,
@@ -56,6 +59,7 @@ object SummaryShape {
       halos.fold(0)(_.firstRows),
       halos.fold(0)(_.lastRows),
       valueOrder,
+      FastWindowLimits.ACROSS_TASKS_MAX_VALUE_RUNS.get(),
       halos.fold(Seq.empty[DecidingRow])(h => DecidingRows.forNonNullHalos(h.nonNull)),
       halos.flatMap(_.reach).map(new ReachedRows(_, input)),
       halos.flatMap(_.reach).fold(0)(_.rows)

@@ -8,9 +8,9 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
  * with the previous value per row, and a copy only where the value changes. A task that reads
  * several files of a table written in order reads each in order, but not the files in order
  * (Spark packs them by size): the rows are cut into runs, each in order one way or the other,
- * up to [[ValueRunTracker.MaxRuns]], and the runs are added up as parts of the range are.
+ * up to `maxRuns` (`spark.fastwindow.acrossTasks.maxValueRuns`), and the runs are added up as parts of the range are.
  */
-final class ValueRunTracker(ordering: Ordering[InternalRow]) {
+final class ValueRunTracker(ordering: Ordering[InternalRow], maxRuns: Int) {
   private val done = scala.collection.mutable.ArrayBuffer.empty[ValueRun]
   private var first: UnsafeRow = _
   private var previous: UnsafeRow = _
@@ -28,7 +28,7 @@ final class ValueRunTracker(ordering: Ordering[InternalRow]) {
         if (step == direction) {
           count += 1
           previous.copyFrom(row)
-        } else if (done.length + 1 < ValueRunTracker.MaxRuns) {
+        } else if (done.length + 1 < maxRuns) {
           done += current
           start(row)
         } else ordered = false
@@ -52,10 +52,4 @@ final class ValueRunTracker(ordering: Ordering[InternalRow]) {
     if (!ordered) ValueRun.Unordered
     else if (previous == null) ValueRun.Empty
     else ValueRun.concat(done.toSeq :+ current, ordering)
-}
-
-object ValueRunTracker {
-
-  /** Most runs a map task follows per range before it leaves the count to a second read. */
-  val MaxRuns = 64
 }

@@ -23,8 +23,10 @@ class ValueRunSuite extends AnyFunSuite {
   private def row(v: Int): UnsafeRow =
     UnsafeProjection.create(Seq(Literal(v))).apply(InternalRow.empty).copy()
 
+  private val MaxRuns = 64
+
   private def track(values: Seq[Int]): ValueRun = {
-    val tracker = new ValueRunTracker(ordering)
+    val tracker = new ValueRunTracker(ordering, MaxRuns)
     values.foreach(v => tracker.offer(row(v)))
     tracker.result
   }
@@ -40,9 +42,9 @@ class ValueRunSuite extends AnyFunSuite {
 
   test("runs that overlap, or more runs than followed, are not counted") {
     assert(!track(Seq(1, 5, 3, 7)).ordered) // 1..5 then 3..7
-    val sawtooth = (0 until ValueRunTracker.MaxRuns + 1).flatMap(r => Seq(2 * r + 1, 2 * r))
+    val sawtooth = (0 until MaxRuns + 1).flatMap(r => Seq(2 * r + 1, 2 * r))
     assert(!track(sawtooth).ordered)
-    assert(track(sawtooth.take(2 * (ValueRunTracker.MaxRuns - 1))).ordered)
+    assert(track(sawtooth.take(2 * (MaxRuns - 1))).ordered)
   }
 
   test("parts meeting at their ends count a value once") {

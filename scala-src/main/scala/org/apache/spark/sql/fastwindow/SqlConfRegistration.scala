@@ -9,7 +9,8 @@ import fastwindow.config.FastWindowConf
  * value is checked when it is set (`spark.conf.set`, SQL `SET`, the builder's and spark-submit's
  * `--conf`, through Spark Connect too): a bad value is refused at once by fastwindow's own parser,
  * whose error names the key and the values it accepts, and never reaches a query. Registered keys
- * are also listed, with their docs, by `SET -v`.
+ * are also listed, with their docs, by `SET -v`, but for the internal limits
+ * (`fastwindow.config.FastWindowLimits`), as Spark's internal keys are not.
  *
  * Spark's registry is per JVM and refuses a key twice, so each key is registered once, by the
  * first session that installs fastwindow (the extension or `FastWindow.install`).
@@ -18,9 +19,8 @@ object SqlConfRegistration {
 
   def registerAll(): Unit = synchronized {
     FastWindowConf.entries.filterNot(e => SQLConf.containsConfigKey(e.key)).foreach { e =>
-      SQLConf.buildConf(e.key)
-        .doc(e.doc)
-        .version("fastwindow")
+      val built = SQLConf.buildConf(e.key).doc(e.doc).version("fastwindow")
+      (if (e.internal) built.internal() else built)
         .stringConf
         // `check` throws fastwindow's own error, so Spark's generic message below is not shown.
         .checkValue(raw => { e.check(raw); true }, s"See the documentation of ${e.key}.")
