@@ -253,8 +253,9 @@ object FastWindowConf extends ConfDeclarations {
     doc = "Most rows a window without PARTITION BY may read from neighbouring ranges to run " +
       "across tasks (lag(x, n) reads n, a ROWS frame of n PRECEDING reads n); each task gets " +
       "them on the driver from the map tasks' summaries, which hold that many rows of each " +
-      "range's start and end (map tasks x ranges x rows x 2 in all; past 400,000 the ranges " +
-      "are summarised from a second read of the shuffle's output instead: keep it small). A " +
+      "range's start and end (map tasks x ranges x rows x 2 in all; past " +
+      "spark.fastwindow.acrossTasks.maxSummaryEntries the ranges are summarised from a " +
+      "second read of the shuffle's output instead: keep it small). A " +
       "window that reaches further runs in one task. RANGE frames with value offsets reach as " +
       "many rows as the keys within the offsets hold, known only at run time: the summaries " +
       "keep this many rows of each range's start and end, and when a range's frames reach " +
