@@ -61,3 +61,14 @@ def test_rows_split_by_a_hash_of_fewer_columns(series, spark):
         assert_same_as_spark(spark, query)
         fast = run(spark, query, fastwindow_on=True)
     assert all("a hash of their columns" in (r.note or "") for r in fast.reports), fast.reports
+
+
+@SPREADING
+def test_summaries_past_the_most_bytes_are_read_from_the_shuffle(series, spark):
+    """Each map task measures the rows its summaries hold: past its share of the bytes it sends
+    none, and the ranges are summarised from the shuffle's output."""
+    query = """select o, lag(cast(v as string), 3) over w l, lead(x, 2) over w r
+               from series window w as (order by o)"""
+    _spread(spark, query, 6)
+    with session_confs(spark, {LIMIT + "maxSummaryBytes": "1k"}):
+        _spread(spark, query, 6, summary_reads=1)

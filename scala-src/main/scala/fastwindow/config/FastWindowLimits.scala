@@ -20,6 +20,17 @@ object FastWindowLimits extends ConfDeclarations {
     internal = true
   )
 
+  val ACROSS_TASKS_MAX_SUMMARY_BYTES: ConfEntry[Long] = entry(
+    "spark.fastwindow.acrossTasks.maxSummaryBytes",
+    default = 64L << 20,
+    doc = "Most bytes of rows the map tasks' summaries of a window spread over ranges may send " +
+      "the driver, measured in each map task (its share: this over the map tasks); a map task " +
+      "whose summaries hold more sends none, and the ranges are summarised from the shuffle's " +
+      "output, read once more (one summary per range instead of one per map task and range).",
+    parse = byteSize,
+    internal = true
+  )
+
   val ACROSS_TASKS_MAX_SKEWED_KEYS: ConfEntry[Int] = entry(
     "spark.fastwindow.acrossTasks.maxSkewedKeys",
     default = 64,

@@ -27,9 +27,11 @@ import fastwindow.config.{FastWindowConf, FastWindowLimits}
  *     count, seeded aggregates' state, first and last rows), sent to the driver with the task's
  *     result (an accumulator, by map index: a task run again replaces its summaries). The
  *     operators above combine them per task ([[RangedEvaluation]]) without reading the shuffle
- *     again. When the summaries of every map task and range would hold more than
- *     `spark.fastwindow.acrossTasks.maxSummaryEntries`, no map task summarises, and the operators read the
- *     shuffle's output once more to summarise it per range.
+ *     again. When the summaries of every map task and range would hold more entries than
+ *     `spark.fastwindow.acrossTasks.maxSummaryEntries` (a count, a state, a row), no map task
+ *     summarises; when a map task's summaries hold more bytes than its share of
+ *     `spark.fastwindow.acrossTasks.maxSummaryBytes`, it sends none. Either way the operators
+ *     read the shuffle's output once more to summarise it per range.
  */
 case class RangeSplitExec(
     orderSpec: Seq[SortOrder],
@@ -68,6 +70,8 @@ case class RangeSplitExec(
       val room =
         (maxEntries / math.max(parts, 1) - 1 - this.shape.rowsNeeded) / 2
       val shape = this.shape.copy(reachRows = math.min(this.shape.reachRows, room).toInt)
+      val bytesPerMap =
+        FastWindowLimits.ACROSS_TASKS_MAX_SUMMARY_BYTES.get(conf) / math.max(numMaps, 1)
       val summaries = new MapSummaries
       sparkContext.register(summaries)
       mapSummaries = Some((summaries, numMaps))
@@ -82,7 +86,10 @@ case class RangeSplitExec(
           override def hasNext: Boolean = {
             val more = rows.hasNext
             if (!more && !published) {
-              summaries.add(mapIndex -> ranges.map(r => if (r == null) null else r.result))
+              val results = ranges.map(r => if (r == null) null else r.result)
+              if (results.iterator.filter(_ != null).map(_.heldBytes).sum <= bytesPerMap) {
+                summaries.add(mapIndex -> results)
+              }
               published = true
             }
             more
