@@ -216,14 +216,52 @@ def test_halo_rows_and_summary_size_are_counted(series, spark):
     assert metrics.get("numHaloRows", 0) == 0 and metrics["numRanges"] == 5, metrics
 
 
-def test_a_replaced_range_shuffle_fails_clearly(spark):
+def _path_to(plan, found, path=()):
+    """The child indices from `plan` (a JVM SparkPlan) down to the first node `found` accepts."""
+    if found(plan):
+        return path
+    children = plan.children()
+    for i in range(children.size()):
+        below = _path_to(children.apply(i), found, path + (i,))
+        if below is not None:
+            return below
+    return None
+
+
+def _replaced(spark, plan, path, replacement):
+    """`plan` with the node at `path` replaced."""
+    if not path:
+        return replacement
+    children = [plan.children().apply(i) for i in range(plan.children().size())]
+    children[path[0]] = _replaced(spark, children[path[0]], path[1:], replacement)
+    return plan.withNewChildren(spark._jvm.org.apache.spark.api.python.PythonUtils.toSeq(children))
+
+
+def test_a_replaced_range_shuffle_runs_in_one_task(spark):
     """A window spread over ranges checks, when it runs, that it reads the range shuffle planned
-    below it: another rule or plugin that replaced it (here a round-robin shuffle in its place)
-    would give its tasks rows of other ranges. The error names the setting that avoids it."""
-    with session_confs(spark, {"spark.sql.adaptive.enabled": "false"}):
-        plan = spark.range(100).repartition(3)._jdf.queryExecution().executedPlan()
-    assert plan.nodeName() == "Exchange", plan.toString()
-    with pytest.raises(Exception) as error:
-        spark._jvm.fastwindow.exec.acrosstasks.RangeSplitExec.requireBelow(plan)
-    assert "no longer reads the range shuffle planned below it" in str(error.value)
-    assert f"{ACROSS_TASKS}=false" in str(error.value)
+    below it: where another rule or plugin replaced it (here a round-robin shuffle of the same
+    rows in its place), its tasks' rows, each sorted, are not ranges, and the window merges them
+    into its first task and evaluates them there, as Spark's one task does."""
+    query = """select id, row_number() over w r, sum(id) over w s, lag(id, 2) over w l
+               from range(0, 3000, 1, 3) window w as (order by id)"""
+    confs = {ACROSS_TASKS: "true", "spark.sql.adaptive.enabled": "false",
+             "spark.sql.shuffle.partitions": "4"}
+    with session_confs(spark, confs):
+        _spread(spark, query, 4)
+        plan = spark.sql(query)._jdf.queryExecution().executedPlan()
+        round_robin = spark.range(10).repartition(4)._jdf.queryExecution().executedPlan()
+    assert round_robin.nodeName() == "Exchange", round_robin.toString()
+    path = _path_to(plan, lambda node: node.nodeName() == "FastWindowRangeSplit")
+    assert path, plan.toString()
+    split = plan
+    for i in path:
+        split = split.children().apply(i)
+    to_seq = spark._jvm.org.apache.spark.api.python.PythonUtils.toSeq
+    # The range shuffle (the split's parent) replaced by a round-robin one of the split's input.
+    swapped = _replaced(spark, plan, path[:-1],
+                        round_robin.withNewChildren(to_seq([split.children().apply(0)])))
+    assert "FastWindowRangeSplit" not in swapped.toString(), swapped.toString()
+    rows = swapped.executeCollect()
+    got = sorted((rows[i].getLong(0), rows[i].getInt(1), rows[i].getLong(2),
+                  None if rows[i].isNullAt(3) else rows[i].getLong(3)) for i in range(len(rows)))
+    assert got == [(i, i + 1, i * (i + 1) // 2, i - 2 if i >= 2 else None) for i in range(3000)]

@@ -1,6 +1,5 @@
 package fastwindow.exec.acrosstasks
 
-import org.apache.spark.SparkException
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst
@@ -10,7 +9,7 @@ import org.apache.spark.sql.execution.{CoalescedPartitionSpec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.{AQEShuffleReadExec, ShuffleQueryStageExec}
 import org.apache.spark.sql.execution.exchange.{ReusedExchangeExec, ShuffleExchangeExec}
 
-import fastwindow.config.{FastWindowConf, FastWindowLimits}
+import fastwindow.config.FastWindowLimits
 
 /**
  * The map side of a window spread over ranges (without PARTITION BY, or a skewed key's rows),
@@ -201,20 +200,6 @@ object RangeSplitExec {
    * adaptive execution coalesced the shuffle's partitions, the ranges each task reads (from, until);
    * None when they are not there, or (`wholeRangesOnly`) read in pieces other than whole ranges.
    */
-  /**
-   * Checks, when a window spread over ranges runs, that `shuffled` (what it reads) is still the
-   * range shuffle the planner put below it: another rule or plugin that replaced that exchange
-   * would hand the ranges' tasks rows of other ranges, which no seed fits.
-   */
-  def requireBelow(shuffled: SparkPlan): Unit =
-    if (below(shuffled, wholeRangesOnly = false).isEmpty) {
-      throw new SparkException(
-        "fastwindow: a window spread over ranges of its ORDER BY keys no longer reads the range " +
-          s"shuffle planned below it (it reads ${shuffled.nodeName}: another rule or plugin " +
-          s"replaced it); set ${FastWindowConf.ACROSS_TASKS_ENABLED.key}=false to keep such " +
-          "windows in one task")
-    }
-
   def below(plan: SparkPlan, wholeRangesOnly: Boolean = true)
       : Option[(ShuffleExchangeExec, RangeSplitExec, Option[Seq[(Int, Int)]])] =
     plan match {

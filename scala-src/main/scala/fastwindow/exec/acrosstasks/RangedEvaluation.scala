@@ -87,7 +87,9 @@ object RangedEvaluation extends Logging {
       metrics: Metrics): RDD[InternalRow] = {
     val n = input.getNumPartitions
     if (n == 0) return input
-    if (n > 1) RangeSplitExec.requireBelow(shuffled)
+    if (n > 1 && RangeSplitExec.below(shuffled, wholeRangesOnly = false).isEmpty) {
+      return inOneTask(shuffled, order, input, evaluate, metrics)
+    }
     val start = System.nanoTime()
     val seeds: Option[Array[TaskSeeds]] =
       if (n == 1) Some(Array(TaskSeeds(Array.empty, Array.empty)))
@@ -117,6 +119,22 @@ object RangedEvaluation extends Logging {
       case None => throw SparkException.internalError(
           "fastwindow: a skewed key's ranges cannot be evaluated in one task")
     }
+  }
+
+  /**
+   * The window's tasks' rows merged into its first task and evaluated there, as Spark's one task
+   * would: what `shuffled` reads is no longer the range shuffle planned below the window (another
+   * rule or plugin replaced it), so its tasks' rows, each sorted, are not ranges that seeds fit.
+   */
+  private def inOneTask(shuffled: SparkPlan, order: Seq[SortOrder], input: RDD[InternalRow],
+      evaluate: Evaluate, metrics: Metrics): RDD[InternalRow] = {
+    logWarning(s"fastwindow: a window spread over ranges no longer reads the range shuffle " +
+      s"planned below it (it reads ${shuffled.nodeName}: another rule or plugin replaced it); " +
+      "its tasks' rows are merged and evaluated in one task")
+    metrics.numRanges += 1
+    postDriverMetrics(input.sparkContext, Seq(metrics.numRanges))
+    val ordering = new LazilyGeneratedOrdering(order, shuffled.output)
+    new InFirstTask(input, Some(ordering)).mapPartitions(rows => evaluate(rows, null))
   }
 
   /** Each task evaluates its own range from its seeds. */
