@@ -11,7 +11,7 @@ import fastwindow.columns.ColumnLayout
 import fastwindow.config.FastWindowConf
 import fastwindow.frames.{InSparkOrder, PeerGroups, TwoStacks}
 import fastwindow.kernels.{AggregateKernel, Kernel}
-import fastwindow.model.{FallbackReason, FilteredAggregate, FrameShape, IntervalSums}
+import fastwindow.model.{AcrossTasksRole, FallbackReason, FilteredAggregate, FrameShape, IntervalSums}
 import fastwindow.ops.{AggregateRequest, BoundAggregate, FunctionOps, FunctionRequests}
 
 /**
@@ -339,6 +339,9 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
           else new TwoStacks(locator, main, ops.aggregates.lift(1)))
     }
   }
+
+  override def acrossTasks(spec: AggregateSpec, exactFloats: Boolean,
+      maxHaloRows: Int): AcrossTasksRole = AggregatesAcrossTasks.role(spec, exactFloats)
 
   override def supportEntries: Seq[SupportEntry] =
     rules.map(r =>

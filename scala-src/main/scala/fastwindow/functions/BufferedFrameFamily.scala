@@ -3,7 +3,7 @@ package fastwindow.functions
 import scala.reflect.ClassTag
 
 import fastwindow.columns.ColumnLayout
-import fastwindow.model.BufferedFrameFunction
+import fastwindow.model.{AcrossTasksRole, BufferedFrameFunction}
 import fastwindow.ops.{FunctionRequests, ValueRequest}
 
 /**
@@ -17,4 +17,7 @@ abstract class BufferedFrameFamily[S <: BufferedFrameFunction](implicit specTag:
     FunctionRequests(
       values = Seq(ValueRequest(layout.bind(spec.value), None, spec.value.dataType, 0)),
       rangeEdges = FramePlanning.requests(spec.frame, layout))
+
+  override def acrossTasks(spec: S, exactFloats: Boolean, maxHaloRows: Int): AcrossTasksRole =
+    AcrossTasksRole.overBoundedFrame(spec.frame)
 }

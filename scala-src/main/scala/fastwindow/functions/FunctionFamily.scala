@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, Specifi
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.Kernel
-import fastwindow.model.{FallbackReason, FunctionSpec}
+import fastwindow.model.{AcrossTasksRole, FallbackReason, FunctionSpec}
 import fastwindow.ops.{FunctionOps, FunctionRequests}
 
 /**
@@ -66,12 +66,23 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specTag: ClassTag[S]) 
   /** The kernel of `spec`, over the ops its requests produced. */
   def kernel(spec: S, ops: FunctionOps, peers: PeerGroups): Kernel
 
+  /**
+   * How `spec` runs when its window is spread over ranges ([[fastwindow.model.AcrossTasksRole]]),
+   * with `exactFloats` (`spark.fastwindow.exactFloats`) and at most `maxHaloRows` rows of the
+   * ranges around each; by default in one task.
+   */
+  def acrossTasks(spec: S, exactFloats: Boolean, maxHaloRows: Int): AcrossTasksRole =
+    AcrossTasksRole.NotYet
+
   /** Its rows of the support table. */
   def supportEntries: Seq[SupportEntry]
 
   final def owns(spec: FunctionSpec): Boolean = specClass.isInstance(spec)
   final def requestsOf(spec: FunctionSpec, layout: ColumnLayout): FunctionRequests =
     requests(specClass.cast(spec).asInstanceOf[S], layout)
+  final def acrossTasksOf(spec: FunctionSpec, exactFloats: Boolean,
+      maxHaloRows: Int): AcrossTasksRole =
+    acrossTasks(specClass.cast(spec).asInstanceOf[S], exactFloats, maxHaloRows)
   final def kernelOf(spec: FunctionSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     kernel(specClass.cast(spec).asInstanceOf[S], ops, peers)
 }

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.{NthRow, PeerGroups}
 import fastwindow.kernels.{AggregateKernel, Kernel}
-import fastwindow.model.FallbackReason
+import fastwindow.model.{AcrossTasksRole, FallbackReason, FrameShape}
 import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
 
 /**
@@ -54,6 +54,23 @@ object NthValueFamily extends FunctionFamily[NthValueSpec] {
           spec.function.ignoreNulls, values),
         values)
     } else AggregateFamily.kernelOver(spec.frame, ops, peers)
+
+  override def acrossTasks(spec: NthValueSpec, exactFloats: Boolean,
+      maxHaloRows: Int): AcrossTasksRole = spec.frame match {
+    // The state of the rows before a range is that of their first n rows (that count).
+    case FrameShape.RunningRows | FrameShape.RunningRange | FrameShape.WholePartition =>
+      if (spec.offset > maxHaloRows) AcrossTasksRole.InOneTask(s"keeps the first " +
+        s"${spec.offset} rows of each range, more than " +
+        s"spark.fastwindow.acrossTasks.maxHaloRows ($maxHaloRows)")
+      else AcrossTasksRole.PrefixState
+    // The n-th row from the current row (its peer group's first): at most n - 1 rows after it,
+    // or with IGNORE NULLS the n-th with a value, however far.
+    case shrinking if shrinking.shrinksFromCurrentRow =>
+      if (spec.function.ignoreNulls) {
+        AcrossTasksRole.HaloRows(0, spec.offset, nonNullOf = Some(spec.function.input))
+      } else AcrossTasksRole.halo(0, spec.offset - 1)
+    case other => AcrossTasksRole.overBoundedFrame(other)
+  }
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry("nth_value", kind,
       FramePlanning.supported, s"${TypeSet.anyBufferable.description}; any offset, IGNORE NULLS"))

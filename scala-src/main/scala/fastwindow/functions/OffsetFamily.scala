@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
 import fastwindow.kernels.{Kernel, OffsetKernel}
-import fastwindow.model.FallbackReason
+import fastwindow.model.{AcrossTasksRole, FallbackReason}
 import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
 
 /** lead and lag, any constant offset, default and IGNORE NULLS: see [[OffsetKernel]]. */
@@ -55,6 +55,12 @@ object OffsetFamily extends FunctionFamily[OffsetSpec] {
 
   override def kernel(spec: OffsetSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new OffsetKernel(spec.offset, spec.ignoreNulls, ops.values.head)
+
+  override def acrossTasks(spec: OffsetSpec, exactFloats: Boolean,
+      maxHaloRows: Int): AcrossTasksRole = {
+    val halo = AcrossTasksRole.halo(spec.offset, spec.offset)
+    if (spec.ignoreNulls && spec.offset != 0) halo.copy(nonNullOf = Some(spec.input)) else halo
+  }
 
   override def supportEntries: Seq[SupportEntry] = sqlNames.map { f =>
     SupportEntry(f, kind, Seq(WindowSupport.OwnFrame),

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
 
 import fastwindow.frames.{PeerGroups, RankLimit}
 import fastwindow.kernels.{Kernel, RankingKernel}
-import fastwindow.model.{FallbackReason, RankingKind}
+import fastwindow.model.{AcrossTasksRole, FallbackReason, RankingKind}
 import fastwindow.ops.FunctionOps
 
 /** row_number, rank, dense_rank, percent_rank, cume_dist, ntile: see [[RankingKernel]]. */
@@ -51,6 +51,11 @@ object RankingFamily extends FunctionFamily[RankingSpec] {
 
   override def kernel(spec: RankingSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     RankingKernel(spec.kind, spec.ordinal, peers)
+
+  // row_number, rank: the rows before; dense_rank: the peer groups before; percent_rank,
+  // cume_dist, ntile: + the window's size.
+  override def acrossTasks(spec: RankingSpec, exactFloats: Boolean,
+      maxHaloRows: Int): AcrossTasksRole = AcrossTasksRole.PrefixState
 
   override def supportEntries: Seq[SupportEntry] = RankingKind.all.map { k =>
     val inputs = if (k.needsPeers) s"ORDER BY keys of type: ${TypeSet.peerKey.description}"

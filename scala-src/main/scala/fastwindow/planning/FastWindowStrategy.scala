@@ -174,22 +174,22 @@ object FastWindowStrategy extends SparkStrategy {
     val minInput = FastWindowConf.ACROSS_TASKS_MIN_INPUT_SIZE.get()
     val decision =
       if (!FastWindowConf.ACROSS_TASKS_ENABLED.get())
-        AcrossTasksSupport.OneTask(AcrossTasksDisabled)
+        Left(AcrossTasksDisabled)
       else if (child.stats.sizeInBytes < minInput)
-        AcrossTasksSupport.OneTask(smallInput(child.stats.sizeInBytes, minInput))
+        Left(smallInput(child.stats.sizeInBytes, minInput))
       else if (!ScanInput.sameOnRerun(child))
-        AcrossTasksSupport.OneTask(ScanInput.NotSameOnRerun)
+        Left(ScanInput.NotSameOnRerun)
       else AcrossTasksSupport.decide(plan, exec.orderSpec, child.output)
     decision match {
-      case AcrossTasksSupport.OneTask(spread) =>
+      case Left(spread) =>
         operators(exec.spreadAs(spread), plan, output, keepsSparksSort = true)
-      case _: AcrossTasksSupport.Split
+      case Right(_)
           if exec.orderSpec.isEmpty && ScanInput.readsOnlyScans(child) &&
             FastWindowConf.KEY_AGGREGATES_ENABLED.get() =>
         // Cheaper where the rows are, without a shuffle (KeyAggregatesPlacement); when an
         // operator above needs them in one task, they are.
         operators(exec.spreadAs(AggregatesWhereRowsAre), plan, output, keepsSparksSort = true)
-      case split: AcrossTasksSupport.Split => acrossTasks(exec, split, output, child)
+      case Right(split) => acrossTasks(exec, split, output, child)
     }
   }
 
@@ -230,7 +230,7 @@ object FastWindowStrategy extends SparkStrategy {
     else AcrossTasksSupport.decide(plan, exec.orderSpec, child.output) match {
       // Ranges that must run in one task at run time cannot: the tasks of a skewed key's ranges
       // hold other keys' rows too.
-      case split: AcrossTasksSupport.Split if !split.mayRunInOneTask =>
+      case Right(split) if !split.mayRunInOneTask =>
         Some(acrossTasks(exec, split, window.output, child))
       case _ => None
     }

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst
   .expressions.{Alias, Expression, Literal, NamedExpression, SortOrder, SpecifiedWindowFrame, UnboundedFollowing, UnboundedPreceding, UnsafeRow, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, DeclarativeAggregate}
 
-import fastwindow.functions.AggregateFamily
+import fastwindow.functions.{AggregateFamily, AggregatesAcrossTasks}
 
 /**
  * Whether a window can run on [[fastwindow.exec.hashwindow.HashWindowAggregateExec]], per key without
@@ -65,7 +65,7 @@ object HashWindowSupport {
     /** Partial states merged: sums and averages, within rounding. */
     def merged(exactFloats: Boolean): Rounding = d =>
       if (exactFloats) Some(exact)
-      else if (AcrossTasksSupport.sumOrAverage(d)) None
+      else if (AggregatesAcrossTasks.sumOrAverage(d)) None
       else Some("its partial floating moments would be merged, whose products of infinities " +
         "may give NaN where Spark's row loop gives an infinity")
   }

@@ -139,12 +139,6 @@ final class StateFold(val aggregates: Seq[DeclarativeAggregate], input: Seq[Attr
 
 object StateFold {
 
-  /** Whether `agg`'s state is that of a few rows, so it can be seeded across tasks (see above). */
-  def decidedByRows(agg: DeclarativeAggregate): Boolean = agg match {
-    case _: First | _: Last | _: NthValue => true
-    case _ => false
-  }
-
   /** nth_value's n. */
   def nthOffset(n: NthValue): Int = n.offset.eval().asInstanceOf[Int]
 }
