@@ -320,7 +320,7 @@ object FastWindowStrategy extends SparkStrategy {
     val keysFirst = exec.partitionSpec.map(SortOrder(_, Ascending))
     val aggregates = seeded.toSeq
       .flatMap(RangedEvaluation.seededAggregates(_, Spread.Seeded))
-      .flatMap(_.aggregates)
+      .flatMap(_.folded)
     val countsPeerGroups = seeded.exists(RangedEvaluation.countsPeerGroups(_, Spread.Seeded))
     val shape = SummaryShape.of(
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),

@@ -20,8 +20,11 @@ import org.apache.spark.sql.catalyst.expressions.{BindReferences, UnsafeRow}
  * the sum of |x| of all rows shows that no order can overflow; else, or when these merges
  * overflow, there are no seeds). Merging integral sums under ANSI checks for overflow; when a
  * range's fold or a merge overflows, a state fitting in a long may still be reached in Spark's
- * order (the sum of +max and -max), or Spark's loop may fail at some row: the states are then
- * computed by `foldInOrder` instead, range after range in the window's order (`foldInOrder(i,
+ * order (the sum of +max and -max), or Spark's loop may fail at some row, and so it may where
+ * no merge overflows (+max, +max and -max, -max in two map tasks): a running frame's task then
+ * fails at that row itself, but no task folds a whole frame's rows, so a guarded one merges
+ * only where the sum of |x| of all rows shows that no order can overflow. Otherwise the states
+ * are computed by `foldInOrder` instead, range after range in the window's order (`foldInOrder(i,
  * state)`: range i's sorted rows folded into `state`), which gives exactly Spark's intermediate
  * states and fails exactly where Spark's loop fails.
  */
@@ -53,7 +56,9 @@ object RangeSeeds {
             try Some(summaries.map(_.state).scanLeft(f.initialState)(f.merged))
             catch { case _: ArithmeticException => None }
           }
-        merged.map(withDecidingRows(f, summaries, _))
+        // A whole frame's guarded sum merged is Spark's only where no order can overflow.
+        merged.filter(m => farFromOverflow(f, seeded, SeedRows.All, m(n)))
+          .map(withDecidingRows(f, summaries, _))
           .getOrElse(inOrder(n, f.initialState, foldInOrder))
     }
     // The states of the rows after each range, when a shrinking frame needs them.
@@ -61,7 +66,7 @@ object RangeSeeds {
       if (!seeded.exists(_.rows == SeedRows.After)) null
       else {
         statesAfterRanges(fold.get, summaries)
-          .filter(after => farFromOverflow(fold.get, seeded, after(0))) match {
+          .filter(after => farFromOverflow(fold.get, seeded, SeedRows.After, after(0))) match {
           case Some(after) => after
           case None => return None
         }
@@ -129,7 +134,7 @@ object RangeSeeds {
 
   /** Where each seeded function's aggregates start in the fold. */
   private def firstAggregates(seeded: Seq[RangedEvaluation.SeededAggregate]): Seq[Int] =
-    seeded.map(_.aggregates.length).scanLeft(0)(_ + _)
+    seeded.map(_.folded.length).scanLeft(0)(_ + _)
 
   /**
    * The state of the rows after each range (`i + 1` for range i; 0: all rows), merged from the
@@ -153,17 +158,19 @@ object RangeSeeds {
     }
 
   /**
-   * Whether every guarded function's sum of |x| over all rows (`all`) is below half its guard's
-   * limit: then none of its frames comes near an overflow in any order, and frames that end with
-   * the rows after a range merge exactly as Spark's loop adds (see `TwoStacks`).
+   * Whether every guarded function whose seed is of the rows `which` has a sum of |x| over all
+   * rows (`all`) below half its guard's limit: then none of its frames comes near an overflow in
+   * any order, and the states of consecutive rows merge exactly as Spark's loop adds (frames
+   * that end with the rows after a range, see `TwoStacks`; a whole frame, which no task folds).
    */
   private def farFromOverflow(f: StateFold, seeded: Seq[RangedEvaluation.SeededAggregate],
-      all: InternalRow): Boolean =
+      which: SeedRows, all: InternalRow): Boolean =
     seeded.zip(firstAggregates(seeded)).forall { case (s, k) =>
-      s.safeMagnitude.forall { safe =>
-        val magnitude = s.aggregates.last
+      s.rows != which || s.safeMagnitude.forall { safe =>
+        val magnitude = s.folded.last
+        val at = k + s.folded.length - 1
         val sum = BindReferences.bindReference(magnitude.evaluateExpression,
-          magnitude.aggBufferAttributes).eval(f.slice(all, k + s.aggregates.length - 1))
+          magnitude.aggBufferAttributes).eval(f.slice(all, at))
         sum == null || sum.asInstanceOf[Double] < safe / 2
       }
     }

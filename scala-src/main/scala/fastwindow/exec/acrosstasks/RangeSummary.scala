@@ -87,6 +87,23 @@ object RangeSummary {
   }
 
   /**
+   * Each task's summary from the map tasks' summaries, as the driver reads them: `byMap(m)` holds
+   * map task m's summary of every slot (`numRanges` per group; null for a slot without its rows),
+   * `ranges` the ranges each task reads (from, until); one array per group (a skewed key, or one
+   * without PARTITION BY), a task's parts taken range by range, each in map order.
+   */
+  def ofTasks(byMap: Seq[Array[RangeSummary]], ranges: Seq[(Int, Int)], numRanges: Int,
+      numGroups: Int, shape: SummaryShape, ordering: Ordering[InternalRow],
+      valueOrdering: Option[Ordering[InternalRow]]): Array[Array[RangeSummary]] =
+    Array.tabulate(numGroups) { g =>
+      ranges.map { case (from, until) =>
+        val parts =
+          for (range <- from until until; map <- byMap) yield map(g * numRanges + range)
+        concat(parts, shape, ordering, valueOrdering)
+      }.toArray
+    }
+
+  /**
    * How many of the first (last) rows of parts taken together are the whole's: at most `kept`,
    * and no more than any part that holds more rows than it kept has kept, since the rows it left
    * out may come before (after) its kept ones.

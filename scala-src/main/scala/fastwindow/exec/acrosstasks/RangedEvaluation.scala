@@ -174,7 +174,7 @@ object RangedEvaluation extends Logging {
       partitionSpec: Seq[Expression]): Option[Array[TaskSeeds]] = {
     val seeded = seededAggregates(plan, ranges)
     val fold =
-      if (seeded.isEmpty) None else Some(new StateFold(seeded.flatMap(_.aggregates), source.output))
+      if (seeded.isEmpty) None else Some(new StateFold(seeded.flatMap(_.folded), source.output))
     val halos = ranges match {
       case h: Spread.Halos => Some(h)
       case Spread.Seeded => None
@@ -219,11 +219,11 @@ object RangedEvaluation extends Logging {
       metrics.summarySize += summaries.iterator.flatten.map(_.heldBytes).sum
       // Each task's distinct values: from the summaries when they could count them, else read.
       val distinct = if (!counted) None
-      else if (summaries.forall(_.forall(_.values.ordered)))
-        Some(summaries.map(_.map(_.values.count)))
       else {
-        metrics.summaryReads += 1
-        Some(DistinctOrderValues.perTask(source, order, numGroups, group).transpose)
+        countedDistinct(summaries).orElse {
+          metrics.summaryReads += 1
+          Some(DistinctOrderValues.perTask(source, order, numGroups, group).transpose)
+        }
       }
       val byGroup = summaries.zipWithIndex.map { case (groupSummaries, g) =>
         RangeSeeds.combine(
@@ -246,13 +246,30 @@ object RangedEvaluation extends Logging {
     val fromMaps = fromMapTasks(source, shape, input.getNumPartitions)
     val summaries = fromMaps.getOrElse(readAgain())
     seedsFrom(summaries).orElse {
-      // The map tasks keep fewer of a RANGE frame's rows than the cap when there are many of
-      // them (see RangeSplitExec): each task's own summary, read again, keeps up to the cap.
-      val keptFewer =
-        shape.reach.isDefined && fromMaps.isDefined && !summaries.exists(_.exists(_.wraps))
-      if (keptFewer) seedsFrom(readAgain()) else None
+      if (readsAgainForReach(shape, fromMaps.isDefined, summaries)) seedsFrom(readAgain())
+      else None
     }
   }
+
+  /**
+   * Each group's distinct ORDER BY values per task (dense_rank), from the summaries when every
+   * one of them could count its own (its rows reached the map tasks in runs in order, see
+   * [[ValueRun]]); None when one could not, and the shuffle's output is read again to count them.
+   */
+  def countedDistinct(summaries: Array[Array[RangeSummary]]): Option[Array[Array[Long]]] =
+    if (summaries.forall(_.forall(_.values.ordered))) Some(summaries.map(_.map(_.values.count)))
+    else None
+
+  /**
+   * Whether ranges that got no seeds from their summaries are summarised again from a second
+   * read of the shuffle's output: only when RANGE frames reach rows by value and the summaries
+   * came from the map tasks (`fromMaps`), which keep fewer of those rows than the cap when there
+   * are many of them (see [[RangeSplitExec]]; each task's own summary keeps up to the cap), and
+   * no key plus an offset wraps around (no summary gives seeds then).
+   */
+  def readsAgainForReach(shape: SummaryShape, fromMaps: Boolean,
+      summaries: Array[Array[RangeSummary]]): Boolean =
+    shape.reach.isDefined && fromMaps && !summaries.exists(_.exists(_.wraps))
 
   /**
    * The summary of each of the operator's `numTasks` tasks from the map tasks' summaries of the
@@ -273,14 +290,9 @@ object RangedEvaluation extends Logging {
         split.mapSummaries.collect {
           case (summaries, numMaps) if summaries.value.size == numMaps =>
             val byMap = (0 until numMaps).map(m => summaries.value.get(m))
-            val ordering = new LazilyGeneratedOrdering(shape.order, source.output)
-            val valueOrdering = shape.valueOrdering(source.output)
-            Array.tabulate(split.bounds.numSlots / n) { g =>
-              ranges.map { case (from, until) =>
-                val parts = for (range <- from until until; map <- byMap) yield map(g * n + range)
-                RangeSummary.concat(parts, shape, ordering, valueOrdering)
-              }.toArray
-            }
+            RangeSummary.ofTasks(byMap, ranges, n, split.bounds.numSlots / n, shape,
+              new LazilyGeneratedOrdering(shape.order, source.output),
+              shape.valueOrdering(source.output))
         }
       }
     }
@@ -289,28 +301,49 @@ object RangedEvaluation extends Logging {
    * A seeded function of a window: its slot, the aggregates whose buffers its kernel holds side
    * by side (its own; over a shrinking frame what the two stacks combine,
    * `SlidingGuard.combined`), whose rows its seed is the state of, and with a guard the sum of
-   * |x| below which none of its frames can come near an overflow.
+   * |x| below which none of its frames can come near an overflow: the last of `aggregates`
+   * over a shrinking frame; over a whole frame `watched`, which only the combine reads.
    */
   final case class SeededAggregate(slot: Int, aggregates: Seq[DeclarativeAggregate],
-      rows: SeedRows, safeMagnitude: Option[Double] = None)
+      rows: SeedRows, safeMagnitude: Option[Double] = None,
+      watched: Option[DeclarativeAggregate] = None) {
+
+    /** The aggregates the summaries fold for it: its kernel's, then the guard's sum of |x|. */
+    def folded: Seq[DeclarativeAggregate] = aggregates ++ watched
+  }
 
   /**
    * The seeded functions of `plan` (aggregates and nth_value over running or whole frames,
-   * aggregates over frames shrinking from the current row), when `ranges` seeds them.
+   * aggregates over frames shrinking from the current row), when `ranges` seeds them. A guarded
+   * aggregate over a whole frame (an integral sum under ANSI) also folds its guard's sum of |x|:
+   * its seed is the state of every row, which no task folds in the window's order, so the
+   * combine checks that no order of the rows can overflow before merging ranges' states.
    */
   def seededAggregates(plan: WindowPlan, ranges: Spread.Ranges): Seq[SeededAggregate] =
     ranges match {
       case Spread.Seeded => plan.functions.zipWithIndex.collect {
           case (a: AggregateSpec, k) if a.frame.shrinksFromCurrentRow =>
-            val (aggregates, guard) = SlidingGuard.combined(a.function)
-            SeededAggregate(k, aggregates, SeedRows.After, guard.map(_.safeMagnitude))
+            seededAggregate(k, a.function, SeedRows.After)
           case (a: AggregateSpec, k) if seedRows.isDefinedAt(a.frame) =>
-            SeededAggregate(k, Seq(a.function), seedRows(a.frame))
+            seededAggregate(k, a.function, seedRows(a.frame))
           case (n: NthValueSpec, k) if seedRows.isDefinedAt(n.frame) =>
             SeededAggregate(k, Seq(n.function), seedRows(n.frame))
         }
       case _: Spread.Halos => Nil
     }
+
+  /** Function `slot`, aggregate `agg` seeded with the state of `rows` (see above). */
+  def seededAggregate(slot: Int, agg: DeclarativeAggregate, rows: SeedRows): SeededAggregate = {
+    val (combined, guard) = SlidingGuard.combined(agg)
+    rows match {
+      case SeedRows.After =>
+        SeededAggregate(slot, combined, rows, guard.map(_.safeMagnitude))
+      case SeedRows.All =>
+        SeededAggregate(slot, Seq(agg), rows, guard.map(_.safeMagnitude),
+          guard.map(_ => combined.last))
+      case SeedRows.Before => SeededAggregate(slot, Seq(agg), rows)
+    }
+  }
 
   private val seedRows: PartialFunction[FrameShape, SeedRows] = {
     case FrameShape.RunningRows | FrameShape.RunningRange => SeedRows.Before
