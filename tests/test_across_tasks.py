@@ -314,6 +314,26 @@ def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark, frame):
 
 
 @SPREADING
+def test_whole_frame_sums_that_overflow_only_in_order_fail_as_spark(spark_session, spark):
+    """Under ANSI, a whole frame's sum whose rows overflow a long in the window's order (4e18
+    three times) but neither in the map tasks' orders (+, -, + in one, -, +, - in the other) nor
+    when their states merge: Spark's loop fails at the third row, and so does the window across
+    tasks, whose states are folded in order when the sum of |x| could overflow in some order."""
+    big = 4000000000000000000
+    keys = {0: -6, 1: -3, 2: -5, 300: -2, 301: -4, 302: -1}
+    o = "case id " + " ".join(f"when {i} then {k}" for i, k in keys.items()) + " else id end"
+    v = (f"case when id in (0, 2, 301) then {big} when id in (1, 300, 302) then -{big} "
+         "else 0 end")
+    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "3",
+                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
+        condition = assert_same_error(
+            spark, f"""select sum(v) over (order by o rows between unbounded preceding and
+                       unbounded following) s from (select {o} as o, {v} as v
+                       from range(0, 600, 1, 2))""")
+    assert condition == "ARITHMETIC_OVERFLOW"
+
+
+@SPREADING
 def test_one_task_when_a_function_cannot_spread(series, spark):
     """min of doubles is decided by which of 0.0 and -0.0 comes first, which merging ranges'
     states cannot know: one task, and the report says why."""

@@ -14,7 +14,8 @@ import fastwindow.model.{AcrossTasksRole, FilteredAggregate, FrameShape}
  * their partial states merge into exactly the state Spark's row loop reaches
  * ([[OrderDependence.merge]]): free of the order (min and max of strings too: a state of one
  * value, which Spark's projections copy); integral sums under ANSI, whose merge is checked (an
- * overflow there moves the summary to Spark's order, see `fastwindow.exec.acrosstasks.RangeSeeds`);
+ * overflow there moves the summary to Spark's order, as does, over a whole frame, a sum of |x|
+ * that could overflow in some order: see `fastwindow.exec.acrosstasks.RangeSeeds`);
  * floating ones within rounding unless `spark.fastwindow.exactFloats`; first, last and nth_value
  * (the state of a few rows before the range, of any type). Over bounded frames, the rows of
  * their frames.
