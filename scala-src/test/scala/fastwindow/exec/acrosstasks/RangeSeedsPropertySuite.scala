@@ -13,6 +13,7 @@ import org.apache.spark.sql.types.DoubleType
 import org.scalatest.funsuite.AnyFunSuite
 
 import fastwindow.exec.acrosstasks.RangedEvaluation.SeededAggregate
+import fastwindow.functions.AggregatesAcrossTasks
 import fastwindow.exec.acrosstasks.SplitRows.{input, v}
 
 /**
@@ -28,6 +29,9 @@ import fastwindow.exec.acrosstasks.SplitRows.{input, v}
  * does; a whole frame's state is never handed out for rows whose sum overflows in that order.
  */
 class RangeSeedsPropertySuite extends AnyFunSuite {
+
+  /** The default of `spark.fastwindow.acrossTasks.maxValueRuns`. */
+  private val MaxValueRuns = 64
   import RangeSeedsPropertySuite._
 
   private val trials = 800
@@ -47,7 +51,8 @@ class RangeSeedsPropertySuite extends AnyFunSuite {
       seen: scala.collection.mutable.Map[String, Int]): Unit = {
     val order = SplitRows.randomOrder(random)
     val ordering = new LazilyGeneratedOrdering(Seq(order), input)
-    val shape = SummaryShape(Some(config.fold), Seq(order), 0, 0, valueOrder = Seq(order))
+    val shape = SummaryShape(Some(config.fold), Seq(order), 0, 0, valueOrder = Seq(order),
+      maxValueRuns = MaxValueRuns)
     val split = SplitRows.split(random, SplitRows.randomRows(random, wideKeys = false), order,
       ordering, shape)
     val (tasks, starts, summaries) = (split.tasks, split.starts, split.summaries)
@@ -202,7 +207,7 @@ object RangeSeedsPropertySuite {
           state.get(at + i, buffer(i).dataType)))
       val (e, g) = (own(expected), own(got))
       at += buffer.length
-      if (StateFold.decidedByRows(a)) {
+      if (AggregatesAcrossTasks.decidedByRows(a)) {
         val result = BindReferences.bindReference(a.evaluateExpression, buffer)
         result.eval(e) == result.eval(g)
       } else {

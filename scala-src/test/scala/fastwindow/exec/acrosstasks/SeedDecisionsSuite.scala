@@ -18,6 +18,9 @@ import fastwindow.model.{FrameShape, RangeEdge, Spread}
  */
 class SeedDecisionsSuite extends AnyFunSuite {
 
+  /** The default of `spark.fastwindow.acrossTasks.maxValueRuns`. */
+  private val MaxValueRuns = 64
+
   private val order = Seq(SortOrder(key, Ascending))
   private val ordering = new LazilyGeneratedOrdering(order, input)
   private val big = 4000000000000000000L
@@ -30,7 +33,9 @@ class SeedDecisionsSuite extends AnyFunSuite {
 
   private def sumsShape(mode: EvalMode.Value, rows: SeedRows) = {
     val seeded = Seq(RangedEvaluation.seededAggregate(0, ArithmeticShim.sum(v, mode), rows))
-    (seeded, SummaryShape(Some(new StateFold(seeded.flatMap(_.folded), input)), order, 0, 0))
+    (seeded,
+      SummaryShape(Some(new StateFold(seeded.flatMap(_.folded), input)), order, 0, 0,
+        maxValueRuns = MaxValueRuns))
   }
 
   test("a whole frame's ANSI sum overflowing in the window's order fails, though no merge does") {
@@ -78,7 +83,7 @@ class SeedDecisionsSuite extends AnyFunSuite {
   }
 
   test("dense_rank's distinct values come from the summaries only when each counted its own") {
-    val shape = SummaryShape(None, order, 0, 0, valueOrder = order)
+    val shape = SummaryShape(None, order, 0, 0, valueOrder = order, maxValueRuns = MaxValueRuns)
     val inOrder = summary(Seq(row(1L, 0L, 0), row(2L, 0L, 1), row(2L, 0L, 2)), shape)
     val shuffled = summary(Seq(row(1L, 0L, 0), row(3L, 0L, 1), row(2L, 0L, 2)), shape)
     assert(RangedEvaluation.countedDistinct(Array(Array(inOrder, inOrder)))
@@ -133,7 +138,7 @@ class SeedDecisionsSuite extends AnyFunSuite {
   }
 
   test("parts of a range that kept fewer first rows than asked give only as many") {
-    val shape = SummaryShape(None, order, 2, 2)
+    val shape = SummaryShape(None, order, 2, 2, maxValueRuns = MaxValueRuns)
     val fewer = shape.copy(firstRows = 1, lastRows = 1)
     // A map task that kept one of its three rows: its others may come before the second part's.
     val a = summary(Seq(row(5L, 0L, 0), row(1L, 0L, 1), row(9L, 0L, 2)), fewer)
