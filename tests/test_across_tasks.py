@@ -158,6 +158,27 @@ def test_each_function_on_ranges(series, spark, function):
     _spread(spark, f"select id, {function} as r from series", 7)
 
 
+@SPREADING
+@pytest.mark.parametrize("first", range(0, len(SEEDED + HALO), 10))
+def test_functions_on_ranges_coalesced_by_adaptive_execution(series, spark, first):
+    """Adaptive execution's coalescing on, as Spark runs by default: each task reads several
+    ranges (one seed and the halos of their union), ten functions at a time."""
+    functions = (SEEDED + HALO)[first:first + 10]
+    query = "select id, " + ", ".join(f"{f} as r{i}" for i, f in enumerate(functions)) + \
+        " from series"
+    confs = {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "24",
+             "spark.sql.adaptive.coalescePartitions.enabled": "true",
+             "spark.sql.adaptive.coalescePartitions.parallelismFirst": "false",
+             "spark.sql.adaptive.coalescePartitions.minPartitionSize": "1k",
+             "spark.sql.adaptive.advisoryPartitionSizeInBytes": "12k"}
+    with session_confs(spark, confs):
+        fast, vanilla = run_both(spark, query)
+    assert_runs_agree(fast, vanilla)
+    assert all("across tasks" in (r.note or "") for r in fast.reports), fast.reports
+    made = [dict(r.metrics).get(RANGES, 0) for r in fast.reports]
+    assert any(1 < n < 24 for n in made), made
+
+
 @pytest.mark.parametrize("function", [
     "last(case when o < 90 or o > 1950 then v end, true) over (order by o)",
     "first(case when o > 1500 then v end, true) over (order by o)",
@@ -283,54 +304,6 @@ def test_keys_sampled_from_the_input_rows(series, spark):
                       from (select k as g, sum(v) as s from series group by k)""", 5)
     _spread(spark, """select id, rn, lag(rn) over (order by v, id) l2 from
                       (select id, v, row_number() over (order by o) rn from series)""", 5)
-
-
-@SPREADING
-def test_sums_that_overflow_in_a_range_but_not_in_order(spark_session, spark):
-    """Under ANSI, a range whose rows overflow a long when added in shuffle order (all the
-    positive ones first) but not in the window's order (they alternate with negative ones): the
-    states are folded in the window's order instead, and the results are Spark's (a string's
-    last value too, which that fold copies out of each row it reads)."""
-    spark.sql("""
-        create or replace temporary view swings as
-        select case when id < 300 then 2 * id else 2 * (id - 300) + 1 end as o,
-               case when id < 300 then 4000000000000000000 else -4000000000000000000 end as v,
-               id
-        from range(600)""")
-    _spread(spark, """select id, sum(v) over (order by o) s, sum(v) over (order by o rows between
-                      unbounded preceding and unbounded following) t,
-                      last(concat(cast(id as string), 'x')) over (order by o) l from swings""", 3,
-            ansi=True)
-
-
-@SPREADING
-@pytest.mark.parametrize("frame", ["", "rows between unbounded preceding and unbounded following"])
-def test_sums_that_overflow_in_order_fail_as_spark(spark_session, spark, frame):
-    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "3",
-                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
-        condition = assert_same_error(
-            spark, f"select sum(id * 4000000000000000) over (order by id {frame}) from range(3000)")
-    assert condition == "ARITHMETIC_OVERFLOW"
-
-
-@SPREADING
-def test_whole_frame_sums_that_overflow_only_in_order_fail_as_spark(spark_session, spark):
-    """Under ANSI, a whole frame's sum whose rows overflow a long in the window's order (4e18
-    three times) but neither in the map tasks' orders (+, -, + in one, -, +, - in the other) nor
-    when their states merge: Spark's loop fails at the third row, and so does the window across
-    tasks, whose states are folded in order when the sum of |x| could overflow in some order."""
-    big = 4000000000000000000
-    keys = {0: -6, 1: -3, 2: -5, 300: -2, 301: -4, 302: -1}
-    o = "case id " + " ".join(f"when {i} then {k}" for i, k in keys.items()) + " else id end"
-    v = (f"case when id in (0, 2, 301) then {big} when id in (1, 300, 302) then -{big} "
-         "else 0 end")
-    with session_confs(spark, {ACROSS_TASKS: "true", "spark.sql.shuffle.partitions": "3",
-                               "spark.sql.adaptive.coalescePartitions.enabled": "false"}):
-        condition = assert_same_error(
-            spark, f"""select sum(v) over (order by o rows between unbounded preceding and
-                       unbounded following) s from (select {o} as o, {v} as v
-                       from range(0, 600, 1, 2))""")
-    assert condition == "ARITHMETIC_OVERFLOW"
 
 
 @SPREADING
