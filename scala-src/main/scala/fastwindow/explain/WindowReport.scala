@@ -19,10 +19,11 @@ import fastwindow.model.FallbackReason
 import fastwindow.planning.{CometPlacement, FastWindowStrategy, GroupLimitSupport, HashWindowSupport}
 
 /**
- * Who runs one window operator of a physical plan (the top-k per group operators Spark plans below
- * a window filtered by a rank included), and — when Spark does — why fastwindow did not (every
- * reason, each with a stable id). This answers a user's "did my query use fastwindow,
- * and if not why". Once the plan has run, `metrics` holds the operator's non-zero SQL metrics
+ * Who runs one window operator of a physical plan and, when Spark does, why fastwindow did not.
+ *
+ * This answers a user's "did my query use fastwindow, and if not why": every reason, each with a
+ * stable id. The top-k per group operators Spark plans below a window filtered by a rank are
+ * reported too. Once the plan has run, `metrics` holds the operator's non-zero SQL metrics
  * (rows, partitions streamed or buffered, spill, peak memory); before, and for Spark's operator,
  * it is empty.
  */

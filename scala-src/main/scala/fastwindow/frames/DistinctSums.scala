@@ -3,9 +3,11 @@ package fastwindow.frames
 import java.math.{BigDecimal => JBigDecimal}
 
 /**
- * The sum of the values of the ids a [[DistinctCounts]] holds, kept as ids become present
- * (their count rises from zero) and absent again, so a frame's distinct sum costs O(1) (exact
- * sums) or O(log m) (floating sums) per row entering or leaving the frame, whatever its width.
+ * The sum of a frame's distinct values, kept up to date as rows enter and leave the frame.
+ *
+ * It follows the ids a [[DistinctCounts]] holds as they become present (their count rises from
+ * zero) and absent again, so a frame's distinct sum costs O(1) (exact sums) or O(log m) (floating
+ * sums) per row entering or leaving the frame, whatever its width.
  * Each id's value is set once per partition.
  */
 sealed trait DistinctSums {

@@ -8,14 +8,15 @@ import fastwindow.frames.{DistinctCounts, DistinctSums, FrameLocator}
 import fastwindow.ops.ValueOps
 
 /**
- * An aggregate of the distinct values in a frame — their number (`size(collect_set(x))`, and
- * `count(DISTINCT ...)` once rewritten to it) or their sum or average (`sum/avg(DISTINCT x)`, see
- * [[DistinctValuesKernel.Fold]]) — over any frame whose edges only move forward (whole, running,
- * moving, shrinking, ROWS or RANGE) in O(n) per partition, O(n log n) for floating sums: each
- * buffered row's value is replaced by an id (equal values, equal ids: a hash map of the values'
- * bytes, built once per partition), and the frame's ids are counted ([[DistinctCounts]]) as rows
- * enter and leave it, the sum following the ids that appear and disappear ([[DistinctSums]]).
- * Spark builds a set of each frame's values again (O(w) per row).
+ * Counts, sums or averages the distinct values of each frame in O(n) per partition.
+ *
+ * The aggregate is their number (`size(collect_set(x))`, and `count(DISTINCT ...)` once rewritten
+ * to it) or their sum or average (`sum/avg(DISTINCT x)`, see [[DistinctValuesKernel.Fold]]), over
+ * any frame whose edges only move forward (whole, running, moving, shrinking, ROWS or RANGE);
+ * floating sums take O(n log n). Each buffered row's value is replaced by an id (equal values,
+ * equal ids: a hash map of the values' bytes, built once per partition), and the frame's ids are
+ * counted ([[DistinctCounts]]) as rows enter and leave it, the sum following the ids that appear
+ * and disappear ([[DistinctSums]]). Spark builds a set of each frame's values again (O(w) per row).
  *
  * Two values are the same when their unsafe bytes are: the caller gives a key whose equal values
  * have equal bytes (binary collations, floating values normalized where Spark's set treats NaN

@@ -14,8 +14,10 @@ import fastwindow.exec.hashwindow.{HashWindowAggregateExec, KeyAggregatesWindowE
 import fastwindow.exec.window.FastWindowExec
 
 /**
- * Replaces a hash window over the shuffle of its rows by key
- * (`HashWindowAggregateExec(ShuffleExchangeExec(hash of the keys, input))`) with a
+ * Runs whole-partition aggregates where the rows are, without shuffling them.
+ *
+ * A hash window over the shuffle of its rows by key
+ * (`HashWindowAggregateExec(ShuffleExchangeExec(hash of the keys, input))`) is replaced with a
  * [[fastwindow.exec.hashwindow.KeyAggregatesWindowExec]] over the input itself, which joins each
  * key's aggregates to the rows where they are; and likewise a window of aggregates over the whole
  * input (`x / sum(x) OVER ()`, a `FastWindowExec` with neither PARTITION BY nor ORDER BY, over the

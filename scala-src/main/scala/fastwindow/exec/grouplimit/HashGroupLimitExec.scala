@@ -19,11 +19,13 @@ import fastwindow.exec.shared.{ColumnMemory, MemoryBudget, RowOrderings}
 import fastwindow.frames.RankLimit
 
 /**
- * fastwindow's replacement for Spark's `WindowGroupLimitExec` (the top-k per group that Spark's
- * optimizer puts below a window filtered by `row_number() / rank() / dense_rank() <= k`), shown
- * as `FastGroupLimit` in plans. Where Spark sorts every row of the task by (PARTITION BY keys,
- * ORDER BY keys) to keep each group's first k, this keeps them in a hash map of per-group bounded
- * buffers ([[TopKPerKey]]): O(n log k), and no `Sort` below it in the plan.
+ * The top-k rows per group by hash, in place of Spark's sort-based `WindowGroupLimitExec`.
+ *
+ * Spark's optimizer puts that operator below a window filtered by `row_number() / rank() /
+ * dense_rank() <= k`; this one is shown as `FastGroupLimit` in plans. Where Spark sorts every row
+ * of the task by (PARTITION BY keys, ORDER BY keys) to keep each group's first k, this keeps them
+ * in a hash map of per-group bounded buffers ([[TopKPerKey]]): O(n log k), and no `Sort` below it
+ * in the plan.
  *
  *  - `Partial` (before the shuffle) requires nothing of its input and keeps, per group, the rows
  *    the limit may keep among the task's rows: a superset of what the group keeps, which is all a

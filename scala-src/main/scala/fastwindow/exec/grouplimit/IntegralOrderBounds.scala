@@ -5,9 +5,11 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder, UnsafeRo
 import fastwindow.exec.shared.IntegralOrderKey
 
 /**
- * Each group's bound ([[fastwindow.frames.GroupTopK.boundRow]]) as a long in an array by group
- * id, for an ORDER BY of one integral column ([[IntegralOrderKey]]), so most rows of a top-k,
- * those after their group's bound, are refused by comparing two longs: without it each refusal
+ * Each top-k group's bound as a long, so most rows are refused by comparing two longs.
+ *
+ * The bound ([[fastwindow.frames.GroupTopK.boundRow]]) is kept in an array by group id, for an
+ * ORDER BY of one integral column ([[IntegralOrderKey]]); the rows after their group's bound
+ * are most of a top-k's rows. Without it each refusal
  * follows the group's object, its bound row and that row's bytes, cache misses that dominated a
  * top-k over 10^5 groups.
  */

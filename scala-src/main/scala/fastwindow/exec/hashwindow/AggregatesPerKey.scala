@@ -7,12 +7,13 @@ import org.apache.spark.unsafe.Platform
 import fastwindow.exec.shared.{GroupIds, MemoryBudget}
 
 /**
- * One task's whole-partition aggregates, one aggregation buffer per PARTITION BY key (groups
- * numbered by [[fastwindow.exec.shared.GroupIds]]), and the group of every row added, so a second
- * pass over the rows can join each to its group's results. Buffers are Spark's own: `update` is the aggregates'
- * `updateExpressions` over (buffer, row), writing into the buffer, applied in input order. Only
- * aggregates whose result does not depend on that order are planned here
- * ([[fastwindow.planning.HashWindowSupport]]).
+ * One task's whole-partition aggregates by PARTITION BY key, and the key of every row added.
+ *
+ * There is one aggregation buffer per key (groups numbered by [[fastwindow.exec.shared.GroupIds]]),
+ * and the group of every row added is kept so that a second pass over the rows can join each to its
+ * group's results. Buffers are Spark's own: `update` is the aggregates' `updateExpressions` over
+ * (buffer, row), writing into the buffer, applied in input order. Only aggregates whose result does
+ * not depend on that order are planned here ([[fastwindow.planning.HashWindowSupport]]).
  *
  * Every group's buffer has the initial buffer's fixed size (the planner accepts only buffers Spark
  * updates in place), so the buffers lie side by side in one array, by group id, and so do the

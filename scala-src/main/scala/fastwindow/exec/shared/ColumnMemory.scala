@@ -3,10 +3,11 @@ package fastwindow.exec.shared
 import org.apache.spark.memory.{MemoryConsumer, MemoryMode, TaskMemoryManager}
 
 /**
- * Accounts what one task holds on the heap (the ordered window's column buffers, frame state and
- * waiting rows; the hash operators' group state and rows) to Spark's `TaskMemoryManager`, so it
- * counts as execution memory: growing it reserves memory, which can make other consumers of the
- * task (such as the spillable row buffer's sorter) spill first. What it accounts cannot be
+ * Accounts what one task holds on the heap to Spark's `TaskMemoryManager`, as execution memory.
+ *
+ * That is the ordered window's column buffers, frame state and waiting rows, and the hash
+ * operators' group state and rows. Growing it reserves memory, which can make other consumers of
+ * the task (such as the spillable row buffer's sorter) spill first. What it accounts cannot be
  * written out: when memory is refused, the operator decides (through a [[MemoryBudget]], or the
  * ordered window's `MemoryGovernor`).
  */

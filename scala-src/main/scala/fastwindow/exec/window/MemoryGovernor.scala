@@ -5,8 +5,10 @@ import org.slf4j.LoggerFactory
 import fastwindow.exec.shared.ColumnMemory
 
 /**
- * Decides whether a partition's column buffers, frame state and waiting rows may stay in memory,
- * accounting them to Spark's `TaskMemoryManager` (through
+ * Decides whether a partition's buffers may stay in memory, and accounts them to Spark.
+ *
+ * The buffers are its columns, frame state and waiting rows, accounted to Spark's
+ * `TaskMemoryManager` (through
  * [[fastwindow.exec.shared.ColumnMemory]]) and to `spark.fastwindow.memory.maxPartitionBytes`
  * (`maxPartitionBytes`, 0: no limit).
  *
