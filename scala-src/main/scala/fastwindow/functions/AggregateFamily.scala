@@ -19,7 +19,7 @@ import fastwindow.ops.{AggregateRequest, BoundAggregate, FunctionOps, FunctionRe
  * min_by/max_by, bit operations, ...) over every frame, with FILTER: see [[AggregateKernel]].
  * Which aggregates, and over which input types, is the table [[rules]].
  */
-object AggregateFamily extends FunctionFamily[AggregateSpec] {
+object AggregateFamily extends FunctionFamily[AggregateSpec]("aggregate") {
 
   /**
    * An aggregate this family runs, and every fact about it that decides how fastwindow may run it:
@@ -194,15 +194,10 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
     case other => ruleOf(other).map(_.order(other))
   }
 
-  override def kind: String = "aggregate"
   override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = rules.flatMap(_.names)
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, AggregateSpec]] = function match {
+  override def plan(call: WindowCall): Planned = call.function match {
     case AggregateExpression(agg, mode, isDistinct, filter, _) =>
       val name = nameOf(agg)
       Some(
@@ -212,7 +207,7 @@ object AggregateFamily extends FunctionFamily[AggregateSpec] {
         } else if (isDistinct) {
           Left(FallbackReason(FallbackReason.UnsupportedFunction,
               s"$name(DISTINCT ...) is not supported"))
-        } else aggregate(agg, name, frame, orderSpec, filter, ordinal))
+        } else aggregate(agg, name, call.frame, call.orderSpec, filter, call.ordinal))
     case _ => None
   }
 

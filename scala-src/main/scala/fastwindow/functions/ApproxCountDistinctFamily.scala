@@ -17,49 +17,38 @@ import fastwindow.ops.FunctionOps
  * (a relative standard deviation below about 0.009) fall back: their per-register counts would
  * take megabytes per task.
  */
-object ApproxCountDistinctFamily extends BufferedFrameFamily[ApproxCountDistinctSpec] {
+object ApproxCountDistinctFamily
+  extends BufferedFrameFamily[ApproxCountDistinctSpec]("aggregate (sketch)") {
 
   /** 2^14 registers: 4 MiB of counts. */
   val MaxWords: Int = (1 << 14) / HyperLogLogPlusPlusHelper.REGISTERS_PER_WORD + 1
 
-  override def kind: String = "aggregate (sketch)"
-  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = Seq("approx_count_distinct")
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, ApproxCountDistinctSpec]] = function match {
+  private val signature = Signature(TypeSet.anyBufferable)
+
+  override def plan(call: WindowCall): Planned = call.function match {
     case AggregateExpression(hll: HyperLogLogPlusPlus, Complete, false, filter, _) =>
-      val t = hll.child.dataType
-      Some(
-        if (!TypeSet.anyBufferable.contains(t)) {
-          Left(FallbackReason(FallbackReason.UnsupportedType,
-              s"approx_count_distinct of type ${t.sql} is not supported yet (supported: " +
-                s"${TypeSet.anyBufferable.description})"))
-        } else if (hll.hllppHelper.numWords > MaxWords) {
-          Left(FallbackReason(
-              FallbackReason.UnsupportedArgument,
-              s"approx_count_distinct with relativeSD ${hll.relativeSD}: sketches of more than " +
-                s"${MaxWords * HyperLogLogPlusPlusHelper.REGISTERS_PER_WORD} registers are left " +
-                "to Spark"
-            ))
-        } else if (filter.exists(f => !f.deterministic)) {
-          Left(FallbackReason(FallbackReason.UnsupportedFunction,
-              s"approx_count_distinct FILTER (WHERE ${filter.get.sql}) is not supported"))
-        } else {
-          val input = filter.fold(hll.child)(If(_, hll.child, Literal.create(null, t)))
-          AggregateFamily.framed("approx_count_distinct", frame, orderSpec) { shape =>
-            ApproxCountDistinctSpec(ordinal, input, hll.relativeSD, shape)
-          }
-        })
+      val none = Literal.create(null, hll.child.dataType)
+      Some(signature.of("approx_count_distinct", hll.child).check(tooLarge(hll))
+          .filtered(filter).framed(call) {
+            val input = filter.fold(hll.child)(If(_, hll.child, none))
+            ApproxCountDistinctSpec(call.ordinal, input, hll.relativeSD, _)
+          })
     case _ => None
   }
 
+  private def tooLarge(hll: HyperLogLogPlusPlus): Option[FallbackReason] =
+    if (hll.hllppHelper.numWords <= MaxWords) None
+    else Some(FallbackReason(
+        FallbackReason.UnsupportedArgument,
+        s"approx_count_distinct with relativeSD ${hll.relativeSD}: sketches of more than " +
+          s"${MaxWords * HyperLogLogPlusPlusHelper.REGISTERS_PER_WORD} registers are left to Spark"
+      ))
+
   override def kernel(spec: ApproxCountDistinctSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new ApproxCountDistinctKernel(FramePlanning.movingLocator(spec.frame, ops, peers),
-      ops.values.head, spec.input.dataType, new HyperLogLogPlusPlusHelper(spec.relativeSD),
+      ops.values.head, spec.value.dataType, new HyperLogLogPlusPlusHelper(spec.relativeSD),
       spec.ordinal)
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(

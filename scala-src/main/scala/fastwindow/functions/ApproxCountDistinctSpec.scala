@@ -8,16 +8,15 @@ import fastwindow.model.{BufferedFrameFunction, FrameShape}
 /**
  * `approx_count_distinct` over a frame, as [[ApproxCountDistinctFamily]] plans it.
  *
- * @param input      the values, null where a FILTER leaves the row out
+ * @param value      the values, null where a FILTER leaves the row out
  * @param relativeSD the sketch's relative standard deviation (Spark's second argument)
  */
 final case class ApproxCountDistinctSpec(
     ordinal: Int,
-    input: Expression,
+    value: Expression,
     relativeSD: Double,
     frame: FrameShape)
   extends BufferedFrameFunction {
   override def resultType: DataType = LongType
-  override def value: Expression = input
-  override def describe: String = s"approx_count_distinct over ${frame.sql}"
+  override def name: String = "approx_count_distinct"
 }

@@ -9,13 +9,13 @@ import fastwindow.model.{BufferedFrameFunction, FrameShape}
 /**
  * `percentile_approx` / `approx_percentile` over a frame, as [[ApproxPercentileFamily]] plans it.
  *
- * @param input       the values, null where a FILTER leaves the row out
+ * @param value       the values, null where a FILTER leaves the row out
  * @param percentages the constant percentage(s)
  * @param scalar      Spark's aggregate with one percentage (its `eval` converts a result)
  */
 final case class ApproxPercentileSpec(
     ordinal: Int,
-    input: Expression,
+    value: Expression,
     percentages: Seq[Double],
     accuracy: Long,
     scalar: ApproximatePercentile,
@@ -23,6 +23,5 @@ final case class ApproxPercentileSpec(
     resultType: DataType,
     frame: FrameShape)
   extends BufferedFrameFunction {
-  override def value: Expression = input
-  override def describe: String = s"percentile_approx over ${frame.sql}"
+  override def name: String = "percentile_approx"
 }

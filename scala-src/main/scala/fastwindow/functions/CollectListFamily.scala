@@ -12,43 +12,29 @@ import fastwindow.model.FallbackReason
 import fastwindow.ops.FunctionOps
 
 /** `collect_list` and `array_agg` over every frame ([[CollectListKernel]]). */
-object CollectListFamily extends BufferedFrameFamily[CollectListSpec] {
+object CollectListFamily extends BufferedFrameFamily[CollectListSpec]("aggregate (collection)") {
 
-  override def kind: String = "aggregate (collection)"
-  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = Seq("collect_list", "array_agg")
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, CollectListSpec]] = function match {
+  private val signature = Signature(TypeSet.anyBufferable)
+
+  /** A FILTER is taken where nulls are dropped: the kernel reads rows it leaves out as nulls. */
+  override def plan(call: WindowCall): Planned = call.function match {
     case AggregateExpression(list: CollectList, Complete, false, filter, _) =>
       val keepNulls = !ignoresNulls(list)
-      Some(
-        if (!TypeSet.anyBufferable.contains(list.child.dataType)) {
-          Left(FallbackReason(
-              FallbackReason.UnsupportedType,
-              s"collect_list of type ${list.child.dataType.sql} is not supported yet " +
-                s"(supported: ${TypeSet.anyBufferable.description})"
-            ))
-        } else if (filter.exists(f => !f.deterministic) || (filter.isDefined && keepNulls)) {
-          Left(FallbackReason(FallbackReason.UnsupportedFunction,
-              s"collect_list(...) ${if (keepNulls) "RESPECT NULLS " else ""}FILTER " +
-                s"(WHERE ${filter.get.sql}) is not supported"))
-        } else {
-          val none = Literal.create(null, list.child.dataType)
-          val input = filter.fold(list.child)(If(_, list.child, none))
-          AggregateFamily.framed("collect_list", frame, orderSpec) { shape =>
-            CollectListSpec(ordinal, input, keepNulls, list.dataType, shape)
-          }
-        })
+      val shownAs = s"collect_list(...)${if (keepNulls) " RESPECT NULLS" else ""}"
+      Some(signature.of("collect_list", list.child).filtered(filter, shownAs, keepNulls)
+          .framed(call) {
+            val none = Literal.create(null, list.child.dataType)
+            val input = filter.fold(list.child)(If(_, list.child, none))
+            shape => CollectListSpec(call.ordinal, input, keepNulls, list.dataType, shape)
+          })
     case _ => None
   }
 
   override def kernel(spec: CollectListSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new CollectListKernel(FramePlanning.movingLocator(spec.frame, ops, peers), ops.values.head,
-      spec.input.dataType, spec.keepNulls, spec.ordinal)
+      spec.value.dataType, spec.keepNulls, spec.ordinal)
 
   /** Spark 4.3's collect_list and collect_set can keep nulls; earlier lines always drop them. */
   def ignoresNulls(collect: Collect[_]): Boolean =

@@ -8,16 +8,15 @@ import fastwindow.model.{BufferedFrameFunction, FrameShape}
 /**
  * `collect_list` or `array_agg` over a frame, as [[CollectListFamily]] plans it.
  *
- * @param input     the values, nulled where a FILTER leaves the row out
+ * @param value     the values, nulled where a FILTER leaves the row out
  * @param keepNulls Spark 4.3's `collect_list(x) RESPECT NULLS`
  */
 final case class CollectListSpec(
     ordinal: Int,
-    input: Expression,
+    value: Expression,
     keepNulls: Boolean,
     resultType: DataType,
     frame: FrameShape)
   extends BufferedFrameFunction {
-  override def value: Expression = input
-  override def describe: String = s"collect_list over ${frame.sql}"
+  override def name: String = "collect_list"
 }

@@ -26,10 +26,9 @@ import fastwindow.ops.FunctionOps
  * apart from 0.0 (before Spark 4.2), unless they come normalized in a struct, as the DISTINCT
  * rewrite gives them (then every line's set compares them as bytes).
  */
-object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec] {
+object DistinctAggregateFamily
+  extends BufferedFrameFamily[DistinctAggregateSpec]("aggregate (distinct values)") {
 
-  override def kind: String = "aggregate (distinct values)"
-  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] =
     Seq("size(collect_set)", "count(DISTINCT)", "sum(DISTINCT)", "avg(DISTINCT)")
 
@@ -48,55 +47,43 @@ object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec
     case _ => None
   }
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, DistinctAggregateSpec]] = function match {
+  private val signature = Signature(TypeSet(
+      s"${TypeSet.anyBufferable.description}; strings of binary collations",
+      t => TypeSet.anyBufferable.contains(t) && ClassicShim.isBinaryStable(t)))
+
+  /** The FILTER first; a fold checks its values itself ([[foldReason]]), a count their type. */
+  override def plan(call: WindowCall): Planned = call.function match {
     case d @ DistinctAggregateOf(input, filter, ignoreNulls, fold) =>
-      val name = d.prettyName
-      Some(
-        if (filter.exists(f => !f.deterministic)) {
-          Left(FallbackReason(FallbackReason.UnsupportedFunction,
-              s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
-        } else if (fold.isDefined) planFold(d, frame, orderSpec, ordinal)
-        else if (!TypeSet.anyBufferable.contains(input.dataType) ||
-          !ClassicShim.isBinaryStable(input.dataType)) {
-          Left(FallbackReason(
-              FallbackReason.UnsupportedType,
-              s"$name of type ${input.dataType.sql} is not supported yet (supported: " +
-                s"${TypeSet.anyBufferable.description}; strings of binary collations)"
-            ))
-        } else if (!floatsCompareAsBytes(input)) {
-          Left(FallbackReason(
-              FallbackReason.UnsupportedType,
-              s"$name of ${input.dataType.sql}: this Spark's collect_set keeps NaNs (and -0.0 " +
-                "and 0.0) apart as fastwindow does not; count(DISTINCT ...) OVER is supported"
-            ))
-        } else {
-          AggregateFamily.framed(name, frame, orderSpec) { shape =>
-            DistinctAggregateSpec(ordinal, key(input, filter, ignoreNulls), None, shape)
-          }
-        })
+      val checks =
+        if (fold.isDefined) signature.of(d.prettyName).check(foldReason(d))
+        else signature.of(d.prettyName, input).check(floatsReason(d))
+      Some(checks.checkFirst(Signature.filterReason(d.prettyName, filter)).framed(call) {
+        DistinctAggregateSpec(call.ordinal, key(input, filter, ignoreNulls), fold, _)
+      })
     case _ => None
   }
 
+  /** Why the values of a count are left to Spark, if they are: see [[floatsCompareAsBytes]]. */
+  private def floatsReason(d: DistinctAggregateOf): Option[FallbackReason] =
+    if (floatsCompareAsBytes(d.input)) None
+    else Some(FallbackReason(
+        FallbackReason.UnsupportedType,
+        s"${d.prettyName} of ${d.input.dataType.sql}: this Spark's collect_set keeps NaNs (and " +
+          "-0.0 and 0.0) apart as fastwindow does not; count(DISTINCT ...) OVER is supported"
+      ))
+
   /**
-   * A fold runs where fastwindow's buffer is Spark's (a sum and a count) and its sums cannot
-   * differ from Spark's: bigint sums are exact (a partition where a sum might overflow, which
-   * under ANSI or TRY addition depends on the order of Spark's set, is handed to Spark);
-   * decimal sums are exact where they cannot overflow (up to 28 digits in). Floating values must come normalized
-   * (-0.0 and 0.0 one value), as the DISTINCT rewrite gives them; NaNs are left apart by some
-   * lines' sets, which a sum does not see.
+   * Why a fold is left to Spark, if it is. A fold runs where fastwindow's buffer is Spark's (a sum
+   * and a count) and its sums cannot differ from Spark's: bigint sums are exact (a partition
+   * where a sum might overflow, which under ANSI or TRY addition depends on the order of Spark's
+   * set, is handed to Spark); decimal sums are exact where they cannot overflow (up to 28 digits
+   * in). Floating values must come normalized (-0.0 and 0.0 one value), as the DISTINCT rewrite
+   * gives them; NaNs are left apart by some lines' sets, which a sum does not see.
    */
-  private def planFold(
-      d: DistinctAggregateOf,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Either[FallbackReason, DistinctAggregateSpec] = {
+  private def foldReason(d: DistinctAggregateOf): Option[FallbackReason] = {
     val f = d.fold.get
     val sumType = f.aggBufferAttributes.find(_.name == "sum").map(_.dataType)
-    def unsupported(why: String) = Left(FallbackReason(FallbackReason.UnsupportedType,
+    def unsupported(why: String) = Some(FallbackReason(FallbackReason.UnsupportedType,
         s"${d.prettyName} of ${d.input.dataType.sql}: $why"))
     if (!f.aggBufferAttributes.forall(a => Seq("sum", "count", "isEmpty").contains(a.name)) ||
       !sumType.exists(t => t == LongType || t == DoubleType || t.isInstanceOf[DecimalType])) {
@@ -106,11 +93,7 @@ object DistinctAggregateFamily extends BufferedFrameFamily[DistinctAggregateSpec
       unsupported(s"decimals of more than ${DecimalType.MAX_PRECISION - 10} digits may overflow")
     } else if (FloatingValues.in(d.input.dataType) && !normalized(d.input)) {
       unsupported("the values are not normalized (-0.0 and 0.0 apart)")
-    } else {
-      AggregateFamily.framed(d.prettyName, frame, orderSpec) { shape =>
-        DistinctAggregateSpec(ordinal, key(d.input, d.filter, d.ignoreNulls), d.fold, shape)
-      }
-    }
+    } else None
   }
 
   private def key(input: Expression, filter: Option[Expression], ignoreNulls: Boolean) = {

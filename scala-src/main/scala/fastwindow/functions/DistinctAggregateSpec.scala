@@ -23,8 +23,6 @@ final case class DistinctAggregateSpec(
   extends BufferedFrameFunction {
   override def resultType: DataType = fold.fold[DataType](IntegerType)(_.dataType)
   override def value: Expression = key
-  override def describe: String = {
-    val function = fold.fold("size(collect_set(...))")(f => s"${f.prettyName}(DISTINCT ...)")
-    s"$function over ${frame.sql}"
-  }
+  override def name: String =
+    fold.fold("size(collect_set(...))")(f => s"${f.prettyName}(DISTINCT ...)")
 }

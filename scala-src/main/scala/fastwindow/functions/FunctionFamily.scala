@@ -2,7 +2,7 @@ package fastwindow.functions
 
 import scala.reflect.ClassTag
 
-import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, SpecifiedWindowFrame}
+import org.apache.spark.sql.catalyst.expressions.Expression
 
 import fastwindow.columns.ColumnLayout
 import fastwindow.frames.PeerGroups
@@ -21,8 +21,10 @@ import fastwindow.ops.{FunctionOps, FunctionRequests}
  *
  * Adding a family: one subclass with its spec class, one kernel (`fastwindow.kernels`), an entry
  * in [[WindowSupport.families]], and tests.
+ *
+ * @param kind the `kind` column of the support table
  */
-abstract class FunctionFamily[S <: FunctionSpec](implicit specTag: ClassTag[S]) {
+abstract class FunctionFamily[S <: FunctionSpec](val kind: String)(implicit specTag: ClassTag[S]) {
 
   /**
    * The class of the specs it plans. Besides telling its specs from others', it registers the
@@ -32,14 +34,11 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specTag: ClassTag[S]) 
   final def specClass: Class[_ <: FunctionSpec] =
     specTag.runtimeClass.asSubclass(classOf[FunctionSpec])
 
-  /** The `kind` column of the support table. */
-  def kind: String
-
   /** The SQL names of the functions it runs, as reasons list them. */
   def sqlNames: Seq[String]
 
   /** Whether its functions are aggregates (listed as such where an aggregate falls back). */
-  def runsAggregates: Boolean
+  def runsAggregates: Boolean = false
 
   /**
    * `expression` (a window expression of a logical Window) with each expression over a window
@@ -50,15 +49,14 @@ abstract class FunctionFamily[S <: FunctionSpec](implicit specTag: ClassTag[S]) 
   def fuse(expression: Expression): Expression = expression
 
   /**
-   * Plans `function` (the window function of a window expression with `frame` and `orderSpec`)
-   * at result slot `ordinal`: None when it is not this family's, else the spec or the reason it
-   * cannot run.
+   * Plans `call`'s function (the window function of a window expression): None when it is not
+   * this family's, else the spec or the reason it cannot run. Families check with their
+   * [[Signature]], which words the reasons every family gives.
    */
-  def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, S]]
+  def plan(call: WindowCall): Planned
+
+  /** What [[plan]] returns: None, or the spec or the reason it cannot run. */
+  type Planned = Option[Either[FallbackReason, S]]
 
   /** What `spec`'s kernel needs generated (or interpreted), reading columns of `layout`. */
   def requests(spec: S, layout: ColumnLayout): FunctionRequests = FunctionRequests()

@@ -19,37 +19,26 @@ import fastwindow.ops.FunctionOps
  * floating values (whose NaNs and zeros Spark's map tells apart by their boxed equality), maps
  * and non-binary collations fall back.
  */
-object ModeFamily extends BufferedFrameFamily[ModeSpec] {
+object ModeFamily extends BufferedFrameFamily[ModeSpec]("aggregate (holistic)") {
 
-  override def kind: String = "aggregate (holistic)"
-  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = Seq("mode")
-
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, ModeSpec]] = function match {
-    case AggregateExpression(mode: Mode, Complete, false, filter, _) =>
-      val t = mode.child.dataType
-      Some(
-        if (!TypeSet.anyBufferable.contains(t) || FloatingValues.in(t) ||
-          holdsMaps(t) || !ClassicShim.isBinaryStable(t)) {
-          Left(FallbackReason(FallbackReason.UnsupportedType,
-              s"mode of type ${t.sql} is not supported yet (supported: $inputs)"))
-        } else if (filter.exists(f => !f.deterministic)) {
-          Left(FallbackReason(FallbackReason.UnsupportedFunction,
-              s"mode FILTER (WHERE ${filter.get.sql}) is not supported"))
-        } else {
-          AggregateFamily.framed("mode", frame, orderSpec) { shape =>
-            ModeSpec(ordinal, key(mode.child, filter), reverse(mode).map(!_), t, shape)
-          }
-        })
-    case _ => None
-  }
 
   private val inputs = s"${TypeSet.anyBufferable.description}, but for float, double and maps " +
     "(at any depth); strings of binary collations"
+  private val signature = Signature(TypeSet(inputs, takes))
+
+  private def takes(t: DataType): Boolean =
+    TypeSet.anyBufferable.contains(t) && !FloatingValues.in(t) && !holdsMaps(t) &&
+      ClassicShim.isBinaryStable(t)
+
+  override def plan(call: WindowCall): Planned = call.function match {
+    case AggregateExpression(mode: Mode, Complete, false, filter, _) =>
+      Some(signature.of("mode", mode.child).filtered(filter).framed(call) { shape =>
+        ModeSpec(call.ordinal, key(mode.child, filter), reverse(mode).map(!_),
+          mode.child.dataType, shape)
+      })
+    case _ => None
+  }
 
   private def holdsMaps(t: DataType): Boolean = t match {
     case _: MapType => true
@@ -72,16 +61,18 @@ object ModeFamily extends BufferedFrameFamily[ModeSpec] {
     Try(mode.getClass.getMethod("reverseOpt").invoke(mode).asInstanceOf[Option[Boolean]])
       .getOrElse(None)
 
-  override def kernel(spec: ModeSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
+  override def kernel(spec: ModeSpec, ops: FunctionOps, peers: PeerGroups): Kernel = {
+    val fields = spec.key.dataType.asInstanceOf[StructType].map(_.dataType)
     new ModeKernel(
       FramePlanning.movingLocator(spec.frame, ops, _),
       peers,
       ops.values.head,
       spec.key.dataType,
-      InterpretedOrdering.forSchema(spec.key.dataType.asInstanceOf[StructType].map(_.dataType)),
+      InterpretedOrdering.forSchema(fields),
       spec.tieBreak,
       spec.ordinal
     )
+  }
 
   override def supportEntries: Seq[SupportEntry] = Seq(SupportEntry(
       "mode",

@@ -22,5 +22,5 @@ final case class ModeSpec(
     frame: FrameShape)
   extends BufferedFrameFunction {
   override def value: Expression = key
-  override def describe: String = s"mode over ${frame.sql}"
+  override def name: String = "mode"
 }

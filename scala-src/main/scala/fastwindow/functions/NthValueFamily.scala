@@ -13,26 +13,15 @@ import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
  * aggregate expressions, like any aggregate; over sliding frames by position ([[NthRow]]), as it
  * has no merge for the two stacks.
  */
-object NthValueFamily extends FunctionFamily[NthValueSpec] {
+object NthValueFamily extends FunctionFamily[NthValueSpec]("analytic") {
 
-  override def kind: String = "analytic"
-  override def runsAggregates: Boolean = false
   override def sqlNames: Seq[String] = Seq("nth_value")
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, NthValueSpec]] = function match {
+  private val signature = Signature(TypeSet.anyBufferable, Signature.InputTypes)
+
+  override def plan(call: WindowCall): Planned = call.function match {
     case n: NthValue =>
-      Some(
-        if (!TypeSet.anyBufferable.contains(n.input.dataType)) {
-          Left(FallbackReason(
-              FallbackReason.UnsupportedType,
-              s"nth_value of type ${n.input.dataType.sql} is not supported " +
-                s"(supported input types: ${TypeSet.anyBufferable.description})"
-            ))
-        } else AggregateFamily.framed("nth_value", frame, orderSpec)(NthValueSpec(ordinal, n, _)))
+      Some(signature.of("nth_value", n.input).framed(call)(NthValueSpec(call.ordinal, n, _)))
     case _ => None
   }
 

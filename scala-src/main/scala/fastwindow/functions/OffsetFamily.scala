@@ -10,44 +10,41 @@ import fastwindow.model.{AcrossTasksRole, FallbackReason}
 import fastwindow.ops.{FunctionOps, FunctionRequests, ValueRequest}
 
 /** lead and lag, any constant offset, default and IGNORE NULLS: see [[OffsetKernel]]. */
-object OffsetFamily extends FunctionFamily[OffsetSpec] {
+object OffsetFamily extends FunctionFamily[OffsetSpec]("offset") {
 
-  override def kind: String = "offset"
-  override def runsAggregates: Boolean = false
   override def sqlNames: Seq[String] = Seq("lead", "lag")
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, OffsetSpec]] = function match {
-    case f: FrameLessOffsetWindowFunction => Some(offsetSpec(f, ordinal))
+  private val signature = Signature(TypeSet.anyBufferable, Signature.Unlisted)
+
+  override def plan(call: WindowCall): Planned = call.function match {
+    case f: FrameLessOffsetWindowFunction =>
+      val offset = if (f.offset.foldable) f.offset.eval() else null
+      val default = Option(f.default).filterNot(d => d.foldable && d.eval() == null)
+      Some(signature.of(f.prettyName, f.input).checkFirst(offsetReason(f, offset))
+          .check(defaultReason(f, default)).planned {
+            OffsetSpec(call.ordinal, f.prettyName, f.input, offset.asInstanceOf[Int], default,
+              f.ignoreNulls)
+          })
     case _ => None
   }
 
-  private def offsetSpec(
-      f: FrameLessOffsetWindowFunction, ordinal: Int): Either[FallbackReason, OffsetSpec] = {
-    val name = f.prettyName
-    val offset = if (f.offset.foldable) f.offset.eval() else null
-    val default = Option(f.default).filterNot(d => d.foldable && d.eval() == null)
-    offset match {
-      case _: Int if !TypeSet.anyBufferable.contains(f.input.dataType) =>
-        Left(FallbackReason(FallbackReason.UnsupportedType,
-            s"$name of type ${f.input.dataType.sql} is not supported"))
-      // Nullability of nested fields may differ (ARRAY(9) is ARRAY<INT NOT NULL>): same values.
-      case _: Int
-          if default.exists(d =>
-            !DataTypeUtils.equalsIgnoreNullability(d.dataType, f.input.dataType)) =>
-        Left(FallbackReason(
-            FallbackReason.UnsupportedType,
-            s"$name with a default of type ${default.get.dataType.sql} for an input of type " +
-              s"${f.input.dataType.sql} is not supported"
-          ))
-      case o: Int => Right(OffsetSpec(ordinal, name, f.input, o, default, f.ignoreNulls))
-      case _ => Left(FallbackReason(FallbackReason.UnsupportedArgument,
-            s"$name with a non-constant offset ${f.offset.sql} is not supported"))
-    }
-  }
+  private def offsetReason(f: FrameLessOffsetWindowFunction, offset: Any): Option[FallbackReason] =
+    if (offset.isInstanceOf[Int]) None
+    else Some(FallbackReason(FallbackReason.UnsupportedArgument,
+        s"${f.prettyName} with a non-constant offset ${f.offset.sql} is not supported"))
+
+  // Nullability of nested fields may differ (ARRAY(9) is ARRAY<INT NOT NULL>): same values.
+  private def defaultReason(
+      f: FrameLessOffsetWindowFunction,
+      default: Option[Expression]): Option[FallbackReason] =
+    default.filterNot(d => DataTypeUtils.equalsIgnoreNullability(d.dataType, f.input.dataType))
+      .map { d =>
+        FallbackReason(
+          FallbackReason.UnsupportedType,
+          s"${f.prettyName} with a default of type ${d.dataType.sql} for an input of type " +
+            s"${f.input.dataType.sql} is not supported"
+        )
+      }
 
   override def requests(spec: OffsetSpec, layout: ColumnLayout): FunctionRequests =
     FunctionRequests(values = Seq(ValueRequest(

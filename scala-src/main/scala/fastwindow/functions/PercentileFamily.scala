@@ -16,27 +16,24 @@ import fastwindow.ops.FunctionOps
  * ([[PercentileKernel]]); Spark sorts each frame. Numeric inputs; ANSI intervals, decimals of
  * more than 18 digits and frequencies that are not constants fall back.
  */
-object PercentileFamily extends BufferedFrameFamily[PercentileSpec] {
+object PercentileFamily extends BufferedFrameFamily[PercentileSpec]("aggregate (holistic)") {
 
-  private val inputTypes = TypeSet(
-    "tinyint, smallint, int, bigint, float, double, decimal (up to 18 digits)",
-    {
-      case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
-      case d: DecimalType => d.precision <= Decimal.MAX_LONG_DIGITS
-      case _ => false
-    }
+  private val signature = Signature(
+    TypeSet(
+      "tinyint, smallint, int, bigint, float, double, decimal (up to 18 digits)",
+      {
+        case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
+        case d: DecimalType => d.precision <= Decimal.MAX_LONG_DIGITS
+        case _ => false
+      }
+    ),
+    Signature.InputTypesYet
   )
 
-  override def kind: String = "aggregate (holistic)"
-  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] = Seq("percentile", "median", "percentile_cont",
     "percentile_disc")
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, PercentileSpec]] = function match {
+  override def plan(call: WindowCall): Planned = call.function match {
     case AggregateExpression(p: PercentileBase, Complete, false, filter, _) =>
       val name = p.prettyName
       // How many times each row counts: Spark skips rows whose frequency is null or 0.
@@ -44,59 +41,48 @@ object PercentileFamily extends BufferedFrameFamily[PercentileSpec] {
         case null => 0L
         case n: Number => n.longValue()
       })
-      Some(
-        if (!inputTypes.contains(p.child.dataType)) {
-          Left(FallbackReason(FallbackReason.UnsupportedType,
-              s"$name of type ${p.child.dataType.sql} is not supported yet " +
-                s"(supported input types: ${inputTypes.description})"))
-        } else if (weight.isEmpty) {
-          Left(FallbackReason(FallbackReason.UnsupportedArgument,
-              s"$name with a frequency that is not a constant is not supported yet"))
-        } else if (weight.exists(_ < 0L)) {
-          Left(FallbackReason(FallbackReason.UnsupportedArgument,
-              s"$name with a negative frequency fails in Spark; fastwindow leaves it to Spark"))
-        } else if (lerpFromLower.isEmpty) {
-          Left(FallbackReason(FallbackReason.UnsupportedFunction,
-              s"$name: this Spark interpolates percentiles in a way fastwindow does not reproduce"))
-        } else if (filter.exists(f => !f.deterministic)) {
-          Left(FallbackReason(FallbackReason.UnsupportedFunction,
-              s"$name(...) FILTER (WHERE ${filter.get.sql}) is not supported"))
-        } else {
-          val percentages = p.percentageExpression.eval() match {
-            case d: Double => Seq(d)
-            case a: ArrayData => a.toDoubleArray().toSeq
-          }
-          val (discrete, legacy) = p match {
-            case d: PercentileDisc => (true, d.legacyCalculation)
-            case _ => (false, false)
-          }
-          // Rows a FILTER excludes, and all rows when they count zero times, are nulls to it.
-          val none = Literal.create(null, p.child.dataType)
-          val input = if (weight.contains(0L)) none else filter.fold(p.child)(If(_, p.child, none))
-          AggregateFamily.framed(name, frame, orderSpec) { shape =>
-            PercentileSpec(
-              ordinal,
-              name,
-              input,
-              math.max(weight.get, 1L),
-              percentages,
-              asArray = p.percentageExpression.dataType.isInstanceOf[ArrayType],
-              lerpFromLower.get,
-              discrete,
-              legacy,
-              p.reverse,
-              shape
-            )
-          }
-        })
+      Some(signature.of(name, p.child).check(weightReason(name, weight))
+          .check(lerpReason(name)).filtered(filter, s"$name(...)").framed(call) {
+            val percentages = p.percentageExpression.eval() match {
+              case d: Double => Seq(d)
+              case a: ArrayData => a.toDoubleArray().toSeq
+            }
+            val (discrete, legacy) = p match {
+              case d: PercentileDisc => (true, d.legacyCalculation)
+              case _ => (false, false)
+            }
+            // Rows a FILTER excludes, and all rows when they count zero times, are nulls to it.
+            val none = Literal.create(null, p.child.dataType)
+            val input =
+              if (weight.contains(0L)) none else filter.fold(p.child)(If(_, p.child, none))
+            val asArray = p.percentageExpression.dataType.isInstanceOf[ArrayType]
+            shape =>
+              PercentileSpec(call.ordinal, name, input, math.max(weight.get, 1L), percentages,
+                asArray, lerpFromLower.get, discrete, legacy, p.reverse, shape)
+          })
     case _ => None
   }
+
+  /** Why a frequency (its constant `weight`, if it is one) is left to Spark, if it is. */
+  private def weightReason(name: String, weight: Option[Long]): Option[FallbackReason] =
+    if (weight.isEmpty) {
+      Some(FallbackReason(FallbackReason.UnsupportedArgument,
+          s"$name with a frequency that is not a constant is not supported yet"))
+    } else if (weight.exists(_ < 0L)) {
+      Some(FallbackReason(FallbackReason.UnsupportedArgument,
+          s"$name with a negative frequency fails in Spark; fastwindow leaves it to Spark"))
+    } else None
+
+  private def lerpReason(name: String): Option[FallbackReason] =
+    if (lerpFromLower.isDefined) None
+    else Some(FallbackReason(FallbackReason.UnsupportedFunction,
+        s"$name: this Spark interpolates percentiles in a way fastwindow does not reproduce"))
 
   override def kernel(spec: PercentileSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new PercentileKernel(
       FramePlanning.movingLocator(spec.frame, ops, peers),
       ops.values.head,
-      spec.input.dataType,
+      spec.value.dataType,
       spec.weight,
       spec.percentages.toArray,
       spec.lerpFromLower,
@@ -130,7 +116,7 @@ object PercentileFamily extends BufferedFrameFamily[PercentileSpec] {
       "percentile, median, percentile_cont, percentile_disc",
       kind,
       FramePlanning.supported,
-      s"${inputTypes.description}; one or an array of percentages; constant frequency; " +
+      s"${signature.types.description}; one or an array of percentages; constant frequency; " +
         "FILTER (WHERE ...); median, percentile_cont and percentile_disc (WITHIN GROUP, ASC or " +
         "DESC) only over whole partitions, as Spark allows"
     ))

@@ -9,7 +9,7 @@ import fastwindow.model.{BufferedFrameFunction, FrameShape}
  * An exact percentile over a frame: `percentile`, `median` and `percentile_cont` (all Spark's
  * `Percentile` once analyzed) and `percentile_disc`.
  *
- * @param input       the values, nulled where a FILTER excludes the row
+ * @param value       the values, nulled where a FILTER excludes the row
  * @param weight      the constant frequency (1 unless given)
  * @param percentages the constant percentage(s), each in [0, 1] (Spark's analyzer checks them)
  * @param asArray     whether the result is an array, one per percentage
@@ -17,7 +17,7 @@ import fastwindow.model.{BufferedFrameFunction, FrameShape}
 final case class PercentileSpec(
     ordinal: Int,
     name: String,
-    input: Expression,
+    value: Expression,
     weight: Long,
     percentages: Seq[Double],
     asArray: Boolean,
@@ -28,6 +28,4 @@ final case class PercentileSpec(
     frame: FrameShape)
   extends BufferedFrameFunction {
   override def resultType: DataType = if (asArray) ArrayType(DoubleType, false) else DoubleType
-  override def value: Expression = input
-  override def describe: String = s"$name over ${frame.sql}"
 }

@@ -8,18 +8,12 @@ import fastwindow.model.{AcrossTasksRole, FallbackReason, RankingKind}
 import fastwindow.ops.FunctionOps
 
 /** row_number, rank, dense_rank, percent_rank, cume_dist, ntile: see [[RankingKernel]]. */
-object RankingFamily extends FunctionFamily[RankingSpec] {
+object RankingFamily extends FunctionFamily[RankingSpec]("ranking") {
 
-  override def kind: String = "ranking"
-  override def runsAggregates: Boolean = false
   override def sqlNames: Seq[String] = RankingKind.all.map(_.sql)
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, RankingSpec]] =
-    kindOf(function).map(_.map(kind => RankingSpec(ordinal, kind, function.dataType)))
+  override def plan(call: WindowCall): Planned =
+    kindOf(call.function).map(_.map(RankingSpec(call.ordinal, _, call.function.dataType)))
 
   /** The ranking kind of a window function, if it is one: ntile with its constant bucket count,
    * or the reason fastwindow does not take that count. */

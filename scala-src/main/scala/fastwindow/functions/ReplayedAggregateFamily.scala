@@ -19,10 +19,9 @@ import fastwindow.ops.FunctionOps
  * ties in row order, joined by the delimiter). Each such function costs what it costs in Spark;
  * the explain output says so.
  */
-object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec] {
+object ReplayedAggregateFamily
+  extends BufferedFrameFamily[ReplayedAggregateSpec]("aggregate (Spark's own, per frame)") {
 
-  override def kind: String = "aggregate (Spark's own, per frame)"
-  override def runsAggregates: Boolean = true
   override def sqlNames: Seq[String] =
     Seq("collect_set", "histogram_numeric", "listagg", "string_agg")
 
@@ -36,55 +35,46 @@ object ReplayedAggregateFamily extends BufferedFrameFamily[ReplayedAggregateSpec
   }
   private val ListAgg = "org.apache.spark.sql.catalyst.expressions.aggregate.ListAgg"
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, ReplayedAggregateSpec]] = function match {
+  private val signature = Signature(TypeSet.anyBufferable)
+
+  override def plan(call: WindowCall): Planned = call.function match {
     case AggregateExpression(agg: TypedImperativeAggregate[_], Complete, false, filter, _)
         if replayable(agg) =>
-      val name = agg.prettyName
       // What each non-constant child reads (a WITHIN GROUP child is a SortOrder: its key).
-      def input(c: Expression): Expression = c match {
+      val read = agg.children.filterNot(_.foldable).map {
         case o: SortOrder => o.child
         case other => other
       }
-      val read = agg.children.filterNot(_.foldable).map(input)
-      Some(
-        read.find(c => !TypeSet.anyBufferable.contains(c.dataType)) match {
-          case Some(c) =>
-            Left(FallbackReason(FallbackReason.UnsupportedType,
-                s"$name of type ${c.dataType.sql} is not supported yet (supported: " +
-                  s"${TypeSet.anyBufferable.description})"))
-          case None if filter.exists(f => !f.deterministic) =>
-            Left(FallbackReason(FallbackReason.UnsupportedFunction,
-                s"$name FILTER (WHERE ${filter.get.sql}) is not supported"))
-          case None =>
-            val struct = CreateStruct(read)
-            val inputs = filter.fold[Expression](struct)(If(_, struct,
-                Literal.create(null,
-                  struct.dataType)))
-            val fromStruct = BoundReference(0, struct.dataType, nullable = false)
-            def fromRow(e: Expression): Expression = {
-              val k = read.indexWhere(_ eq e)
-              if (k < 0) e else GetStructField(fromStruct, k)
-            }
-            val bound = agg.withNewChildren(agg.children.map {
-              case o: SortOrder => o.copy(child = fromRow(o.child))
-              case c => fromRow(c)
-            }).asInstanceOf[TypedImperativeAggregate[_]]
-            AggregateFamily.framed(name, frame, orderSpec) { shape =>
-              ReplayedAggregateSpec(ordinal, inputs, bound, shape)
-            }
-        })
+      Some(signature.of(agg.prettyName, read: _*).filtered(filter).framed(call) {
+        val struct = CreateStruct(read)
+        val inputs = filter.fold[Expression](struct)(
+          If(_, struct, Literal.create(null, struct.dataType)))
+        val bound = replayed(agg, read)
+        ReplayedAggregateSpec(call.ordinal, inputs, bound, _)
+      })
     case _ => None
+  }
+
+  /** `agg` with its non-constant inputs `read` from the struct of a row. */
+  private def replayed(
+      agg: TypedImperativeAggregate[_],
+      read: Seq[Expression]): TypedImperativeAggregate[_] = {
+    val fromStruct = BoundReference(0, CreateStruct(read).dataType, nullable = false)
+    def fromRow(e: Expression): Expression = {
+      val k = read.indexWhere(_ eq e)
+      if (k < 0) e else GetStructField(fromStruct, k)
+    }
+    agg.withNewChildren(agg.children.map {
+      case o: SortOrder => o.copy(child = fromRow(o.child))
+      case c => fromRow(c)
+    }).asInstanceOf[TypedImperativeAggregate[_]]
   }
 
   override def kernel(spec: ReplayedAggregateSpec, ops: FunctionOps, peers: PeerGroups): Kernel =
     new ReplayedAggregateKernel(
       FramePlanning.movingLocator(spec.frame, ops, peers),
       ops.values.head,
-      spec.row.dataType.asInstanceOf[StructType],
+      spec.value.dataType.asInstanceOf[StructType],
       spec.aggregate.asInstanceOf[TypedImperativeAggregate[Any]],
       spec.resultType,
       spec.ordinal

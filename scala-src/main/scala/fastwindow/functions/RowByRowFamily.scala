@@ -19,41 +19,34 @@ import fastwindow.ops.{FunctionOps, FunctionRequests}
  * Functions that read their partition's size (`SizeBasedWindowFunction`), are not deterministic,
  * or come with another frame fall back with a reason.
  */
-object RowByRowFamily extends FunctionFamily[RowByRowSpec] {
+object RowByRowFamily extends FunctionFamily[RowByRowSpec]("analytic") {
 
-  override def kind: String = "analytic"
-  override def runsAggregates: Boolean = false
   override def sqlNames: Seq[String] = Seq("counter_diff")
 
-  override def plan(
-      function: Expression,
-      frame: SpecifiedWindowFrame,
-      orderSpec: Seq[SortOrder],
-      ordinal: Int): Option[Either[FallbackReason, RowByRowSpec]] = function match {
+  private val signature = Signature(TypeSet.anyBufferable, Signature.InputTypes)
+
+  override def plan(call: WindowCall): Planned = call.function match {
     case f: AggregateWindowFunction =>
-      def unsupported(why: String, id: String = FallbackReason.UnsupportedFunction) =
-        Some(Left(FallbackReason(id, s"${f.prettyName} $why")))
-      val badInput =
-        f.children.find(c => !c.foldable && !TypeSet.anyBufferable.contains(c.dataType))
-      if (f.isInstanceOf[SizeBasedWindowFunction]) {
-        unsupported("reads its partition's size, which is not supported yet")
-      } else if (!f.deterministic) {
-        unsupported("is not deterministic")
-      } else if (FramePlanning.shape(frame, orderSpec) != Right(FrameShape.RunningRows)) {
-        unsupported(
-          s"over the frame ${FramePlanning.sql(frame)} is not supported " +
-            s"(supported: ${FrameShape.RunningRows.sql}, its own frame)",
-          FallbackReason.UnsupportedFrame
-        )
-      } else badInput match {
-        case Some(c) => Some(Left(FallbackReason(
-                FallbackReason.UnsupportedType,
-                s"${f.prettyName} of type ${c.dataType.sql} is not supported " +
-                  s"(supported input types: ${TypeSet.anyBufferable.description})"
-              )))
-        case None => Some(Right(RowByRowSpec(ordinal, f)))
-      }
+      Some(signature.of(f.prettyName, f.children.filterNot(_.foldable): _*)
+          .checkFirst(refusal(f, call)).planned(RowByRowSpec(call.ordinal, f)))
     case _ => None
+  }
+
+  /** Why `f` is not run row by row over its own frame, if it is not. */
+  private def refusal(f: AggregateWindowFunction, call: WindowCall): Option[FallbackReason] = {
+    def unsupported(why: String, id: String = FallbackReason.UnsupportedFunction) =
+      Some(FallbackReason(id, s"${f.prettyName} $why"))
+    if (f.isInstanceOf[SizeBasedWindowFunction]) {
+      unsupported("reads its partition's size, which is not supported yet")
+    } else if (!f.deterministic) {
+      unsupported("is not deterministic")
+    } else if (FramePlanning.shape(call.frame, call.orderSpec) != Right(FrameShape.RunningRows)) {
+      unsupported(
+        s"over the frame ${FramePlanning.sql(call.frame)} is not supported " +
+          s"(supported: ${FrameShape.RunningRows.sql}, its own frame)",
+        FallbackReason.UnsupportedFrame
+      )
+    } else None
   }
 
   override def requests(spec: RowByRowSpec, layout: ColumnLayout): FunctionRequests =

@@ -113,7 +113,7 @@ object WindowSupport {
     w.windowSpec.frameSpecification match {
       case frame: SpecifiedWindowFrame =>
         families.iterator
-          .flatMap(_.plan(w.windowFunction, frame, w.windowSpec.orderSpec, ordinal))
+          .flatMap(_.plan(WindowCall(w.windowFunction, frame, w.windowSpec.orderSpec, ordinal)))
           .collectFirst { case planned => planned }
           .getOrElse(Left(FallbackReason(
                 FallbackReason.UnsupportedFunction,

@@ -11,6 +11,10 @@ trait BufferedFrameFunction extends FunctionSpec {
 
   /** The value read per row (a constant needs no column). */
   def value: Expression
+
+  /** How reasons and reports name the function, before its frame. */
+  def name: String
+  override def describe: String = s"$name over ${frame.sql}"
   override def needsPeers: Boolean = frame.needsPeers
   override def inputs: Seq[Expression] = Seq(value).filterNot(_.foldable) ++ frame.rangeKeyInput
   override def streamBounds: Option[StreamBounds] = None
