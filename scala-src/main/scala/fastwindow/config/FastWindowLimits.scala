@@ -31,35 +31,33 @@ object FastWindowLimits extends ConfDeclarations {
     internal = true
   )
 
-  val ACROSS_TASKS_MAX_SKEWED_KEYS: ConfEntry[Int] = entry(
+  val ACROSS_TASKS_MAX_SKEWED_KEYS: ConfEntry[Int] = limit(
     "spark.fastwindow.acrossTasks.maxSkewedKeys",
     default = 64,
     doc = "Most PARTITION BY keys spark.fastwindow.acrossTasks.skewedKeys splits over ranges " +
       "(the largest are), fewer when their summaries would pass " +
-      "spark.fastwindow.acrossTasks.maxSummaryEntries.",
-    parse = positiveInt,
-    internal = true
+      "spark.fastwindow.acrossTasks.maxSummaryEntries."
   )
 
-  val ACROSS_TASKS_MAX_VALUE_RUNS: ConfEntry[Int] = entry(
+  val ACROSS_TASKS_MAX_VALUE_RUNS: ConfEntry[Int] = limit(
     "spark.fastwindow.acrossTasks.maxValueRuns",
     default = 64,
     doc = "Most runs of rows in order (one per file of a table written in order) a map task " +
       "follows per range to count the range's distinct ORDER BY values (dense_rank across " +
       "tasks); past it the range's values are counted from the shuffle's output, read once " +
-      "more.",
-    parse = positiveInt,
-    internal = true
+      "more."
   )
 
-  val ACROSS_TASKS_HASHED_COLUMNS: ConfEntry[Int] = entry(
+  val ACROSS_TASKS_HASHED_COLUMNS: ConfEntry[Int] = limit(
     "spark.fastwindow.acrossTasks.hashedColumns",
     default = 8,
     doc = "Most columns hashed to split the rows of a window without PARTITION BY and ORDER " +
-      "BY over tasks: enough for an even spread of distinct rows, few enough to hash cheaply.",
-    parse = positiveInt,
-    internal = true
+      "BY over tasks: enough for an even spread of distinct rows, few enough to hash cheaply."
   )
+
+  /** An internal key holding a positive count. */
+  private def limit(key: String, default: Int, doc: String): ConfEntry[Int] =
+    entry(key, default, doc, positiveInt, internal = true)
 
   /** These keys, in declaration (documentation) order. */
   def entries: Seq[ConfEntry[_]] = declaredEntries
