@@ -66,7 +66,7 @@ CORE_LINE_SUITE = ["test_aggregates.py", RANDOM_QUERIES, "test_fallback.py",
 SESSION_SHIM_SUITE = ["test_across_tasks.py::test_mixed_functions_two_operators",
                       "test_ranges_in_order.py",
                       "test_across_tasks.py::test_empty_and_one_row_ranges",
-                      "test_across_tasks.py::test_sums_that_overflow_in_a_range_but_not_in_order",
+                      "test_across_tasks_overflow.py::test_sums_that_overflow_in_a_range_but_not_in_order",
                       *KEY_AGGREGATES_TESTS]
 
 #: The hash operators (FastGroupLimit's top-k per group, whole-partition aggregates by hash, the

@@ -52,6 +52,17 @@ def test_the_release_artifacts_pass_twine_check(wheel):
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+def test_every_listed_test_exists():
+    """Each file and test a line's suite names is there: a test moved to another file would
+    otherwise collect nothing on that line alone."""
+    for line, spec in line_suite.LINES.items():
+        for entry in spec["suite"]:
+            name, _, test = entry.partition("::")
+            path = line_suite.TESTS / name
+            assert path.is_file(), f"{line}: {entry}"
+            assert not test or f"def {test}(" in path.read_text(), f"{line}: {entry}"
+
+
 @pytest.mark.parametrize("line", list(line_suite.LINES))
 def test_line(line, wheel, tmp_path):
     (result,) = line_suite.run([line], wheel, work_dir=tmp_path)
