@@ -69,8 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workloads", default=None,
                    help="comma-separated workload names or groups (default all; quick a subset)")
     p.add_argument("--systems", default="fastwindow,spark,spark_segtree,duckdb",
-                   help="comma-separated systems to compare, among fastwindow, "
-                        "fastwindow_spread (spark.fastwindow.acrossTasks.enabled on), "
+                   help="comma-separated systems to compare, among fastwindow (its "
+                        "defaults), fastwindow_one_task (spark.fastwindow.acrossTasks.enabled "
+                        "off), fastwindow_spread (the same defaults, as earlier runs named them), "
                         "fastwindow_spread_sorted (and spark.fastwindow.acrossTasks."
                         "rangesInOrder off), "
                         "fastwindow_skewed (and spark.fastwindow.acrossTasks.skewedKeys on), "

@@ -27,59 +27,48 @@ class System:
     confs: Dict[str, str]
 
 
+#: fastwindow's defaults, as a user gets them (the systems below differ from them by name).
+_DEFAULTS = {KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
+             EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true"}
+
+
+def _fastwindow(name: str, **changed: str) -> System:
+    """fastwindow with its defaults but for the `changed` keys (named as below)."""
+    keys = {"key_aggregates": KEY_AGGREGATES_KEY, "split_mixed": SPLIT_MIXED_KEY,
+            "exact_floats": EXACT_FLOATS_KEY, "group_sort": GROUP_SORT_KEY,
+            "across_tasks": ACROSS_TASKS_KEY, "skewed_keys": SKEWED_KEYS_KEY,
+            "ranges_in_order": RANGES_IN_ORDER_KEY}
+    return System(name, {ENABLED_KEY: "true", **_DEFAULTS,
+                         **{keys[k]: v for k, v in changed.items()}})
+
+
 _SYSTEMS = [
-    System("fastwindow",
-           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
-            SPLIT_MIXED_KEY: "false", EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true",
-            ACROSS_TASKS_KEY: "false"}),
-    # Windows without PARTITION BY over ranges of the ORDER BY keys, one task each
-    # (spark.fastwindow.acrossTasks.enabled).
-    System("fastwindow_spread",
-           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
-            SPLIT_MIXED_KEY: "false",
-            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true"}),
-    # The same ranges, each sorted by Spark even where its rows reach the map tasks in order
+    # What a user gets: every default (windows without PARTITION BY spread over ranges too).
+    _fastwindow("fastwindow"),
+    # Windows without PARTITION BY in one task, as Spark runs them
+    # (spark.fastwindow.acrossTasks.enabled off).
+    _fastwindow("fastwindow_one_task", across_tasks="false"),
+    # The defaults, under the name earlier runs gave the ranges (the docs quote their commands).
+    _fastwindow("fastwindow_spread"),
+    # The ranges each sorted by Spark even where their rows reach the map tasks in order
     # (spark.fastwindow.acrossTasks.rangesInOrder off).
-    System("fastwindow_spread_sorted",
-           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
-            SPLIT_MIXED_KEY: "false", EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true",
-            ACROSS_TASKS_KEY: "true", RANGES_IN_ORDER_KEY: "false"}),
+    _fastwindow("fastwindow_spread_sorted", ranges_in_order="false"),
     # Also PARTITION BY windows whose skewed keys are split over tasks
     # (spark.fastwindow.acrossTasks.skewedKeys, off by default).
-    System("fastwindow_skewed",
-           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
-            SPLIT_MIXED_KEY: "false",
-            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true",
-            SKEWED_KEYS_KEY: "true"}),
+    _fastwindow("fastwindow_skewed", skewed_keys="true"),
     # Spark's sort of the whole task below FastWindow, instead of each task's rows grouped by key
     # by hash and each window partition sorted alone (spark.fastwindow.groupSort.enabled off).
-    System("fastwindow_sorted",
-           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
-            SPLIT_MIXED_KEY: "false",
-            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "false"}),
+    _fastwindow("fastwindow_sorted", group_sort="false"),
     # Mixed streamed/buffering windows as two operators (see spark.fastwindow.streaming.splitMixed).
-    System("fastwindow_split",
-           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
-            SPLIT_MIXED_KEY: "true",
-            EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true"}),
+    _fastwindow("fastwindow_split", split_mixed="true"),
     # Floating-point aggregates over sliding frames in Spark's order (spark.fastwindow.exactFloats).
-    System("fastwindow_exact",
-           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false",
-            SPLIT_MIXED_KEY: "false",
-            EXACT_FLOATS_KEY: "true", GROUP_SORT_KEY: "true"}),
+    _fastwindow("fastwindow_exact", exact_floats="true"),
     # Whole-partition windows over rows shuffled by key (the hash window), as before they could
     # stay where they are (spark.fastwindow.keyAggregates.enabled).
-    System("fastwindow_shuffled",
-           {ENABLED_KEY: "true", KEY_AGGREGATES_KEY: "false", SEGMENT_TREE_KEY: "false",
-            SPLIT_MIXED_KEY: "false", EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true",
-            ACROSS_TASKS_KEY: "false"}),
+    _fastwindow("fastwindow_shuffled", key_aggregates="false"),
     System("spark", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "false"}),
     System("spark_segtree", {ENABLED_KEY: "false", SEGMENT_TREE_KEY: "true"}),
 ]
-
-#: fastwindow's defaults, as a user gets them beside Comet.
-_DEFAULTS = {KEY_AGGREGATES_KEY: "true", SEGMENT_TREE_KEY: "false", SPLIT_MIXED_KEY: "false",
-             EXACT_FLOATS_KEY: "false", GROUP_SORT_KEY: "true", ACROSS_TASKS_KEY: "true"}
 
 #: Systems of a session started with DataFusion Comet (its plugin and shuffle manager are static:
 #: any of these makes the bench start its session with Comet, on Spark 4.1). The others then run
@@ -97,7 +86,7 @@ SPARK_SYSTEMS = [System(s.name, {COMET_KEY: "false", **s.confs}) for s in _SYSTE
 
 
 #: Systems compared with the reference in reports (ratio = theirs / the reference's), in order.
-OTHER_SYSTEMS = ("fastwindow", "fastwindow_spread", "fastwindow_spread_sorted", "fastwindow_skewed",
+OTHER_SYSTEMS = ("fastwindow", "fastwindow_one_task", "fastwindow_spread", "fastwindow_spread_sorted", "fastwindow_skewed",
                  "fastwindow_split", "fastwindow_exact", "fastwindow_sorted", "fastwindow_shuffled", "spark",
                  "spark_segtree", "duckdb", "comet", "comet_fastwindow", "comet_fastwindow_all")
 

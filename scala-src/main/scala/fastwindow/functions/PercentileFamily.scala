@@ -41,7 +41,8 @@ object PercentileFamily extends BufferedFrameFamily[PercentileSpec]("aggregate (
         case null => 0L
         case n: Number => n.longValue()
       })
-      Some(signature.of(name, p.child).check(weightReason(name, weight))
+      Some(signature.of(name, p.child).check(percentageReason(name, p))
+          .check(weightReason(name, weight))
           .check(lerpReason(name)).filtered(filter, s"$name(...)").framed(call) {
             val percentages = p.percentageExpression.eval() match {
               case d: Double => Seq(d)
@@ -62,6 +63,12 @@ object PercentileFamily extends BufferedFrameFamily[PercentileSpec]("aggregate (
           })
     case _ => None
   }
+
+  /** Why a percentage that is not a constant is left to Spark (its analyzer refuses it first). */
+  private def percentageReason(name: String, p: PercentileBase): Option[FallbackReason] =
+    if (p.percentageExpression.foldable) None
+    else Some(FallbackReason(FallbackReason.UnsupportedArgument,
+        s"$name with a percentage that is not a constant"))
 
   /** Why a frequency (its constant `weight`, if it is one) is left to Spark, if it is. */
   private def weightReason(name: String, weight: Option[Long]): Option[FallbackReason] =

@@ -99,7 +99,9 @@ object WindowSupport {
   private def outputProblem(e: NamedExpression): Option[FallbackReason] = e match {
     case Alias(child, _) =>
       val withoutFunctions = child.transform {
-        case w: WindowExpression => Literal.create(null, w.dataType)
+        // A null of no type: a function's type may not be known (a percentile's percentage
+        // that is not a constant), and its family gives the reason.
+        case _: WindowExpression => Literal(null)
       }
       if (withoutFunctions.references.isEmpty) None
       else Some(FallbackReason(FallbackReason.UnsupportedExpression,

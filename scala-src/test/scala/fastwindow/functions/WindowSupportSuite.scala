@@ -380,6 +380,19 @@ class WindowSupportSuite extends AnyFunSuite {
       "lead", "default", "STRING", "INT")
   }
 
+  test("unsupported percentiles: a percentage, accuracy or frequency that is not a constant") {
+    val column = new ApproximatePercentile(d, d, Literal(10000))
+    assertMentions(reason(Seq(win(agg(column), byK, wholeRows))), "percentile_approx",
+      "not a constant")
+    val accuracy = new ApproximatePercentile(d, Literal(0.5), Cast(k, IntegerType))
+    assertMentions(reason(Seq(win(agg(accuracy), byK, wholeRows))), "percentile_approx",
+      "not a constant")
+    val exact = new Percentile(d, d)
+    assertMentions(reason(Seq(win(agg(exact), byK, wholeRows))), "percentile", "not a constant")
+    val frequency = new Percentile(d, Literal(0.5), k)
+    assertMentions(reason(Seq(win(agg(frequency), byK, wholeRows))), "percentile", "frequency")
+  }
+
   test("collated strings (Spark 4.0+): compared by their collation as ORDER BY keys, min/max " +
     "inputs and min_by/max_by orderings; counted as distinct values they fall back") {
     val lcaseType = typeOnThisLine("STRING COLLATE UTF8_LCASE")
