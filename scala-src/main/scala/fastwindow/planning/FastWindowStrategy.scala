@@ -284,11 +284,13 @@ object FastWindowStrategy extends SparkStrategy {
         if (halos.isEmpty) Some(exec.spreadAs(Spread.Seeded))
         else if (seededToo) Some(node(halo = false, Spread.Seeded, exec.child))
         else None
-      val ranges = rangeShuffle(exec, halos, seeded.map(_.windowPlan), child)
+      val tieBreak =
+        halos.isDefined || seeded.exists(s => RangeOrder.tieBreaks(s.windowPlan, Spread.Seeded))
+      val ranges = rangeShuffle(exec, halos, tieBreak, seeded.map(_.windowPlan), child)
       // Skewed keys: each task's rows grouped by key by hash, each key's rows sorted alone.
       val shuffle =
         if (exec.partitionSpec.isEmpty || !FastWindowConf.GROUP_SORT_ENABLED.get()) ranges
-        else GroupOrderExec(exec.partitionSpec, rangeOrder(exec, halos), ranges,
+        else GroupOrderExec(exec.partitionSpec, rangeOrder(exec, tieBreak), ranges,
           skewedKeysSplit = true)
       (halos, seeded) match {
         case (None, Some(s)) => s.withNewChildren(Seq(shuffle))
@@ -301,11 +303,11 @@ object FastWindowStrategy extends SparkStrategy {
   }
 
   /**
-   * The order of a range's rows within each window partition: the ORDER BY, and with halo rows
-   * its tie-break (see [[fastwindow.exec.acrosstasks.RangeOrder]]).
+   * The order of a range's rows within each window partition: the ORDER BY, and its tie-break
+   * where rows are handed between ranges (see [[fastwindow.exec.acrosstasks.RangeOrder]]).
    */
-  private def rangeOrder(exec: FastWindowExec, halos: Option[Spread.Halos]): Seq[SortOrder] =
-    halos.fold(exec.orderSpec)(_ => RangeOrder.withTieBreak(exec.orderSpec, exec.child.output))
+  private def rangeOrder(exec: FastWindowExec, tieBreak: Boolean): Seq[SortOrder] =
+    if (tieBreak) RangeOrder.withTieBreak(exec.orderSpec, exec.child.output) else exec.orderSpec
 
   /**
    * The shuffle that splits a window's rows into ranges of its ORDER BY keys, one per shuffle
@@ -314,7 +316,7 @@ object FastWindowStrategy extends SparkStrategy {
    * summary holds the seeded operator's aggregates and the halo operator's rows. With PARTITION
    * BY, its keys lead the keys that split the rows (see `RangeBounds`).
    */
-  private def rangeShuffle(exec: FastWindowExec, halos: Option[Spread.Halos],
+  private def rangeShuffle(exec: FastWindowExec, halos: Option[Spread.Halos], tieBreak: Boolean,
       seeded: Option[WindowPlan], child: LogicalPlan): SparkPlan = {
     val input = exec.child
     val keysFirst = exec.partitionSpec.map(SortOrder(_, Ascending))
@@ -324,7 +326,7 @@ object FastWindowStrategy extends SparkStrategy {
     val countsPeerGroups = seeded.exists(RangedEvaluation.countsPeerGroups(_, Spread.Seeded))
     val shape = SummaryShape.of(
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),
-      keysFirst ++ rangeOrder(exec, halos),
+      keysFirst ++ rangeOrder(exec, tieBreak),
       halos,
       if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil,
       input.output

@@ -160,7 +160,8 @@ case class RangeSplitExec(
       wanted.firstRows <= shape.firstRows && wanted.lastRows <= shape.lastRows &&
       wanted.nonNull.forall(shape.nonNull.contains) &&
       (wanted.reach.isEmpty || shape.reach.isDefined) &&
-      (wanted.rowsKept == 0 || same(wanted.order, shape.order)) &&
+      (wanted.rowsKept == 0 && wanted.fold.forall(_.decidedByRows.isEmpty) ||
+        same(wanted.order, shape.order)) &&
       (wanted.valueOrder.isEmpty || same(wanted.valueOrder, shape.valueOrder))
 
   private def same(a: Seq[Expression], b: Seq[Expression]): Boolean =

@@ -4,7 +4,8 @@ import org.apache.spark.{SparkContext, SparkException}
 import org.apache.spark.internal.Logging
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst
+  .expressions.{Ascending, Expression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
@@ -180,8 +181,10 @@ object RangedEvaluation extends Logging {
       case Spread.Seeded => None
     }
     val counted = countsPeerGroups(plan, ranges)
+    // dense_rank counts the distinct keys of the window, not of the tie-broken `order`.
+    val peerKeys = partitionSpec.map(SortOrder(_, Ascending)) ++ plan.orderSpec
     val shape =
-      SummaryShape.of(fold, order, halos, if (counted) order else Nil, source.output)
+      SummaryShape.of(fold, order, halos, if (counted) peerKeys else Nil, source.output)
     val split = RangeSplitExec.below(source, wholeRangesOnly = false).map(_._2)
     val keys = if (partitionSpec.isEmpty) Array.empty[UnsafeRow]
     else split.map(_.bounds.skewedKeys.toArray).getOrElse(throw SparkException.internalError(
@@ -222,7 +225,7 @@ object RangedEvaluation extends Logging {
       else {
         countedDistinct(summaries).orElse {
           metrics.summaryReads += 1
-          Some(DistinctOrderValues.perTask(source, order, numGroups, group).transpose)
+          Some(DistinctOrderValues.perTask(source, peerKeys, numGroups, group).transpose)
         }
       }
       val byGroup = summaries.zipWithIndex.map { case (groupSummaries, g) =>
