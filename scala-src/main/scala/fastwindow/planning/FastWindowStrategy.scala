@@ -183,6 +183,11 @@ object FastWindowStrategy extends SparkStrategy {
     decision match {
       case Left(spread) =>
         operators(exec.spreadAs(spread), plan, output, keepsSparksSort = true)
+      case Right(split)
+          if split.halos.isEmpty && RangeOrder.tieBreaks(plan, Spread.Seeded) &&
+            !(ScanInput.readsOnlyScans(child) &&
+              IntegralOrderKey.first(exec.orderSpec, exec.child.output).isDefined) =>
+        operators(exec.spreadAs(TiesSortedByRow), plan, output, keepsSparksSort = true)
       case Right(_)
           if exec.orderSpec.isEmpty && ScanInput.readsOnlyScans(child) &&
             FastWindowConf.KEY_AGGREGATES_ENABLED.get() =>
@@ -192,6 +197,12 @@ object FastWindowStrategy extends SparkStrategy {
       case Right(split) => acrossTasks(exec, split, output, child)
     }
   }
+
+  /** Ranges sorted by the whole row (`RangeOrder`) lose Spark's radix sort: unless in order. */
+  private[planning] val TiesSortedByRow = Spread.OneTask(
+    "its first/last/nth_value would sort each range by the whole row (ties are handed between " +
+      "ranges), which costs more than the ranges save unless they reach their tasks in order " +
+      "(one integral, date or timestamp ORDER BY key over a scan)")
 
   private def smallInput(size: BigInt, min: Long): Spread.OneTask = Spread.OneTask(
     f"its input is smaller (Spark's estimate: $size%,d bytes) than " +
