@@ -1,11 +1,11 @@
 """Rows handed between ranges over ORDER BY ties, against Spark.
 
-A window without PARTITION BY spread over ranges hands rows from one range to the next: the halo
-rows of lag, lead and bounded frames, and the rows that decide first, last and nth_value before
-(after) a range. Among rows with equal ORDER BY keys (peers) the ones handed on must be those
-the range's own task evaluates in that place, so each range orders its peers by the other
-columns' values (``fastwindow.exec.acrosstasks.RangeOrder``): the rows are Spark's for the window
-ordered by the key and then by those columns.
+A window without PARTITION BY spread over ranges with halo functions (lag, lead, bounded frames)
+orders each range's rows with equal ORDER BY keys (peers) by the other columns' values
+(``fastwindow.exec.acrosstasks.RangeOrder``), so that the rows handed from one range to the next
+are those its own task evaluates in that place. Seeded first, last and nth_value beside them
+take the rows that decide their state before (after) a range among peers in that order too: the
+rows are Spark's for the window ordered by the key and then by those columns.
 """
 
 from __future__ import annotations
@@ -61,12 +61,6 @@ DECIDED = [
 
 @SPREADING
 @pytest.mark.parametrize("function", DECIDED)
-def test_first_last_and_nth_value_over_ties(ties, spark, function):
-    _assert_ordered_by_values(spark, [function])
-
-
-@SPREADING
-@pytest.mark.parametrize("function", DECIDED[:4])
 def test_first_last_and_nth_value_over_ties_beside_halo_rows(ties, spark, function):
     """With lag in the same window the seeded functions run in a second operator above the halo
     one, over the same ranges."""
@@ -74,6 +68,7 @@ def test_first_last_and_nth_value_over_ties_beside_halo_rows(ties, spark, functi
 
 
 @SPREADING
-def test_dense_rank_beside_first_over_ties(ties, spark):
+def test_dense_rank_beside_first_and_lag_over_ties(ties, spark):
     """dense_rank counts the distinct keys, not the rows the tie-break tells apart."""
-    _assert_ordered_by_values(spark, ["dense_rank() over (order by k)", DECIDED[0]])
+    _assert_ordered_by_values(spark, ["dense_rank() over (order by k)", DECIDED[0],
+                                      "lag(w) over (order by {order})"])

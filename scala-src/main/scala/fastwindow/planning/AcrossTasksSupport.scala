@@ -62,9 +62,8 @@ object AcrossTasksSupport {
         val widest = halos.map(h => math.max(h.before, h.after)).foldLeft(0)(math.max)
         // Each output reads one function (a slot reference, maybe wrapped in a cast).
         val outputRoles = plan.outputs.map(_.collect { case b: BoundReference => role(b.ordinal) })
-        val handsRows = halos.nonEmpty || reached.nonEmpty ||
-          RangeOrder.tieBreaks(plan, Spread.Seeded)
-        val unorderable = if (handsRows) RangeOrder.unorderable(input) else None
+        val unorderable =
+          if (halos.isEmpty && reached.isEmpty) None else RangeOrder.unorderable(input)
         if (widest > maxHalo) {
           Left(Spread.OneTask(s"it reads $widest rows around each row, " +
               s"more than spark.fastwindow.acrossTasks.maxHaloRows ($maxHalo)"))

@@ -183,11 +183,6 @@ object FastWindowStrategy extends SparkStrategy {
     decision match {
       case Left(spread) =>
         operators(exec.spreadAs(spread), plan, output, keepsSparksSort = true)
-      case Right(split)
-          if split.halos.isEmpty && RangeOrder.tieBreaks(plan, Spread.Seeded) &&
-            !(ScanInput.readsOnlyScans(child) &&
-              IntegralOrderKey.first(exec.orderSpec, exec.child.output).isDefined) =>
-        operators(exec.spreadAs(TiesSortedByRow), plan, output, keepsSparksSort = true)
       case Right(_)
           if exec.orderSpec.isEmpty && ScanInput.readsOnlyScans(child) &&
             FastWindowConf.KEY_AGGREGATES_ENABLED.get() =>
@@ -197,12 +192,6 @@ object FastWindowStrategy extends SparkStrategy {
       case Right(split) => acrossTasks(exec, split, output, child)
     }
   }
-
-  /** Ranges sorted by the whole row (`RangeOrder`) lose Spark's radix sort: unless in order. */
-  private[planning] val TiesSortedByRow = Spread.OneTask(
-    "its first/last/nth_value would sort each range by the whole row (ties are handed between " +
-      "ranges), which costs more than the ranges save unless they reach their tasks in order " +
-      "(one integral, date or timestamp ORDER BY key over a scan)")
 
   private def smallInput(size: BigInt, min: Long): Spread.OneTask = Spread.OneTask(
     f"its input is smaller (Spark's estimate: $size%,d bytes) than " +
@@ -295,13 +284,11 @@ object FastWindowStrategy extends SparkStrategy {
         if (halos.isEmpty) Some(exec.spreadAs(Spread.Seeded))
         else if (seededToo) Some(node(halo = false, Spread.Seeded, exec.child))
         else None
-      val tieBreak =
-        halos.isDefined || seeded.exists(s => RangeOrder.tieBreaks(s.windowPlan, Spread.Seeded))
-      val ranges = rangeShuffle(exec, halos, tieBreak, seeded.map(_.windowPlan), child)
+      val ranges = rangeShuffle(exec, halos, seeded.map(_.windowPlan), child)
       // Skewed keys: each task's rows grouped by key by hash, each key's rows sorted alone.
       val shuffle =
         if (exec.partitionSpec.isEmpty || !FastWindowConf.GROUP_SORT_ENABLED.get()) ranges
-        else GroupOrderExec(exec.partitionSpec, rangeOrder(exec, tieBreak), ranges,
+        else GroupOrderExec(exec.partitionSpec, rangeOrder(exec, halos), ranges,
           skewedKeysSplit = true)
       (halos, seeded) match {
         case (None, Some(s)) => s.withNewChildren(Seq(shuffle))
@@ -314,11 +301,11 @@ object FastWindowStrategy extends SparkStrategy {
   }
 
   /**
-   * The order of a range's rows within each window partition: the ORDER BY, and its tie-break
-   * where rows are handed between ranges (see [[fastwindow.exec.acrosstasks.RangeOrder]]).
+   * The order of a range's rows within each window partition: the ORDER BY, and with halo rows
+   * its tie-break (see [[fastwindow.exec.acrosstasks.RangeOrder]]).
    */
-  private def rangeOrder(exec: FastWindowExec, tieBreak: Boolean): Seq[SortOrder] =
-    if (tieBreak) RangeOrder.withTieBreak(exec.orderSpec, exec.child.output) else exec.orderSpec
+  private def rangeOrder(exec: FastWindowExec, halos: Option[Spread.Halos]): Seq[SortOrder] =
+    halos.fold(exec.orderSpec)(_ => RangeOrder.withTieBreak(exec.orderSpec, exec.child.output))
 
   /**
    * The shuffle that splits a window's rows into ranges of its ORDER BY keys, one per shuffle
@@ -327,7 +314,7 @@ object FastWindowStrategy extends SparkStrategy {
    * summary holds the seeded operator's aggregates and the halo operator's rows. With PARTITION
    * BY, its keys lead the keys that split the rows (see `RangeBounds`).
    */
-  private def rangeShuffle(exec: FastWindowExec, halos: Option[Spread.Halos], tieBreak: Boolean,
+  private def rangeShuffle(exec: FastWindowExec, halos: Option[Spread.Halos],
       seeded: Option[WindowPlan], child: LogicalPlan): SparkPlan = {
     val input = exec.child
     val keysFirst = exec.partitionSpec.map(SortOrder(_, Ascending))
@@ -337,7 +324,7 @@ object FastWindowStrategy extends SparkStrategy {
     val countsPeerGroups = seeded.exists(RangedEvaluation.countsPeerGroups(_, Spread.Seeded))
     val shape = SummaryShape.of(
       if (aggregates.isEmpty) None else Some(new StateFold(aggregates, input.output)),
-      keysFirst ++ rangeOrder(exec, tieBreak),
+      keysFirst ++ rangeOrder(exec, halos),
       halos,
       if (countsPeerGroups) keysFirst ++ exec.orderSpec else Nil,
       input.output

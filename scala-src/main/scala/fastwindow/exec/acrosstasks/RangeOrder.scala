@@ -4,22 +4,24 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Cast, Ro
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, StringType}
 
-import fastwindow.functions.{AggregatesAcrossTasks, TypeSet}
-import fastwindow.model.{Spread, WindowPlan}
+import fastwindow.functions.TypeSet
 
 /**
  * The order of the rows within each range of a window spread over tasks.
  *
  * Rows with equal ORDER BY keys (peers) may come in any order, and Spark's sort keeps the order
  * they arrive in, which differs between two reads of a shuffle (remote blocks are fetched in a
- * random order). Counts and merged states do not depend on it (peers never cross a range
- * boundary), but rows handed from one range to another do: the halo rows a range hands on, and
- * the rows that decide first, last and nth_value before (after) a range, must be the ones that
- * come last (first) in the order the range's own task evaluates. So where a window has either,
- * each range is sorted by the ORDER BY keys and then by every other column, and by the spelling
- * of the ORDER BY keys whose equal values can differ in their bytes (0.0 and -0.0, strings equal
- * under a collation): peers are ordered the same in every read and every summary, and peers
- * that still compare equal hold the same values.
+ * random order). Seeded functions keep that order (peers never cross a range boundary, and counts
+ * and states do not depend on their order; first, last and nth_value pick among peers by the map
+ * tasks' order and arrival, the order a range's task reads them in when the shuffle's blocks come
+ * in map order, as a one-task Spark's do: see `DecidingRows`; beside halo functions, by the
+ * tie-break below, the order their ranges are sorted in), but halo rows cannot: the rows a
+ * range hands on to its neighbour must be the ones that come last (first) in the order that
+ * range's own task evaluates. So when halo functions run, each range is sorted by the ORDER BY
+ * keys and then by every other column, and by the spelling of the ORDER BY keys whose equal
+ * values can differ in their bytes (0.0 and -0.0, strings equal under a collation): peers are
+ * ordered the same in every read and every summary, and peers that still compare equal hold the
+ * same values.
  */
 object RangeOrder {
 
@@ -33,16 +35,6 @@ object RangeOrder {
     val spellings = keys.filterNot(key => TypeSet.byteStable.contains(key.dataType))
       .map(Cast(_, StringType, Some(SQLConf.get.sessionLocalTimeZone)))
     orderSpec ++ (others ++ spellings).map(SortOrder(_, Ascending))
-  }
-
-  /**
-   * Whether the ranges of `plan`, spread as `ranges`, are sorted with the tie-break: with halo
-   * rows, and with seeded first, last or nth_value (see above).
-   */
-  def tieBreaks(plan: WindowPlan, ranges: Spread.Ranges): Boolean = ranges match {
-    case _: Spread.Halos => true
-    case Spread.Seeded => RangedEvaluation.seededAggregates(plan, ranges)
-        .exists(_.folded.exists(AggregatesAcrossTasks.decidedByRows))
   }
 
   /** A column type of `output` that has no order (a map, say), if any. */

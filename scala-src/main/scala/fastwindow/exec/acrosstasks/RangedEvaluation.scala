@@ -180,12 +180,15 @@ object RangedEvaluation extends Logging {
       case h: Spread.Halos => Some(h)
       case Spread.Seeded => None
     }
+    val split = RangeSplitExec.below(source, wholeRangesOnly = false).map(_._2)
+    // The ranges' order (beside halo functions, with RangeOrder's tie-break, which the seeded
+    // operator's own ORDER BY leaves out): the summaries pick rows among ties by it.
+    val rangeOrder = split.fold(order)(_.shape.order)
     val counted = countsPeerGroups(plan, ranges)
     // dense_rank counts the distinct keys of the window, not of the tie-broken `order`.
     val peerKeys = partitionSpec.map(SortOrder(_, Ascending)) ++ plan.orderSpec
     val shape =
-      SummaryShape.of(fold, order, halos, if (counted) peerKeys else Nil, source.output)
-    val split = RangeSplitExec.below(source, wholeRangesOnly = false).map(_._2)
+      SummaryShape.of(fold, rangeOrder, halos, if (counted) peerKeys else Nil, source.output)
     val keys = if (partitionSpec.isEmpty) Array.empty[UnsafeRow]
     else split.map(_.bounds.skewedKeys.toArray).getOrElse(throw SparkException.internalError(
         "fastwindow: the range split below a window with skewed keys is not found"))
@@ -239,7 +242,7 @@ object RangedEvaluation extends Logging {
           halos.fold(0)(_.before),
           halos.fold(0)(_.after),
           shape.nonNull,
-          new LazilyGeneratedOrdering(order, source.output),
+          new LazilyGeneratedOrdering(rangeOrder, source.output),
           shape.reach
         )
       }

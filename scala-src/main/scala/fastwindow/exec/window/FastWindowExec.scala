@@ -68,17 +68,17 @@ case class FastWindowExec(
   // Spread over ranges: the planner puts the shuffle that splits the rows into ranges below (see
   // fastwindow.exec.acrosstasks.RangeSplitExec). Without PARTITION BY the ranges are the
   // partitions of a range partitioning by the ORDER BY keys, in order (so a global ORDER BY above
-  // needs no shuffle); with it, a key's rows may be in several partitions. Halo rows and
-  // seeded first/last/nth_value need the order within each range fixed (see RangeOrder).
+  // needs no shuffle); with it, a key's rows may be in several partitions. Halo rows need the
+  // order within each range fixed (see RangeOrder).
   override def requiredChildDistribution: Seq[Distribution] = spread match {
     case _: Spread.Ranges => UnspecifiedDistribution :: Nil
     case _ => super.requiredChildDistribution
   }
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = spread match {
-    case ranges: Spread.Ranges if RangeOrder.tieBreaks(windowPlan, ranges) =>
+    case _: Spread.Halos =>
       (partitionSpec.map(SortOrder(_, Ascending)) ++
-        RangeOrder.withTieBreak(orderSpec, FastWindowExec.rangeShuffle(child).output)) :: Nil
+        RangeOrder.withTieBreak(orderSpec, child.output)) :: Nil
     case _ => super.requiredChildOrdering
   }
 
