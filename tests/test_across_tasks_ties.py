@@ -34,10 +34,11 @@ def ties(spark_session):
     return spark_session
 
 
-def _assert_ordered_by_values(spark, functions):
+def _assert_ordered_by_values(spark, functions, table="ties"):
     """``functions`` (``{order}`` standing for the ORDER BY) over ORDER BY k spread over ranges
     give Spark's rows over ORDER BY k, w (the tie-break: the other column, NULL first)."""
-    query = "select k, w, " + ", ".join(f"{f} f{i}" for i, f in enumerate(functions)) + " from ties"
+    query = ("select k, w, " + ", ".join(f"{f} f{i}" for i, f in enumerate(functions)) +
+             f" from {table}")
     with session_confs(spark, RANGES):
         fast = run(spark, query.replace("{order}", "k"), fastwindow_on=True)
     expected = run(spark, query.replace("{order}", "k, w"), fastwindow_on=False)
@@ -72,3 +73,14 @@ def test_dense_rank_beside_first_and_lag_over_ties(ties, spark):
     """dense_rank counts the distinct keys, not the rows the tie-break tells apart."""
     _assert_ordered_by_values(spark, ["dense_rank() over (order by k)", DECIDED[0],
                                       "lag(w) over (order by {order})"])
+
+
+@SPREADING
+def test_peer_groups_too_large_to_hold_are_sorted_by_spark(spark_session, spark):
+    """A range whose peers are more than fastwindow holds (4,096 rows) orders them with Spark's
+    sorter: the rows handed to the next range are still those its task puts last."""
+    spark_session.sql("""create or replace temporary view large_ties as
+                         select cast(id % 3 as int) as k, (id * 7919) % 20011 as w
+                         from range(0, 15000, 1, 3)""")
+    _assert_ordered_by_values(spark, ["lag(w, 2) over (order by {order})",
+                                      "lead(w) over (order by {order})"], table="large_ties")

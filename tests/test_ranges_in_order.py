@@ -4,8 +4,8 @@ Where each map task sends a range its rows in the order of the window's first OR
 spans of keys that do not overlap (a table written in time order), the range's blocks read one
 after the other are sorted: FastWindow reads them so instead of Spark's sort of the range
 (``numRangesInOrder``). Every query here must give Spark's rows, and read its ranges in order
-exactly where the map tasks' rows allow it: in order with ties (seeded functions), in order
-without ties (halo rows: a tie-break orders them), NULL keys, descending keys, dates, timestamps;
+exactly where the map tasks' rows allow it: in order with ties (seeded functions; halo functions,
+whose ties the window orders by a tie-break), NULL keys, descending keys, dates, timestamps;
 and no range in order where the rows reach the map tasks out of order, or in runs that overlap.
 """
 
@@ -62,8 +62,8 @@ def _in_order(spark, query: str, ranges: int = RANGES) -> list:
 
 
 # (window expressions, view, ranges the operator reading the shuffle reads in order). Seeded
-# functions take ties in order; halo functions (lag, lead, moving frames: a tie-break orders
-# their rows) and keys after the first ask the first key to have none in a range.
+# functions take ties in order, halo functions (lag, lead, moving frames) order them by a
+# tie-break after reading; keys after the first ask the first key to have none in a range.
 CASES = [
     ("row_number() over (order by o)", "ordered", RANGES),
     ("rank() over (order by t), sum(v) over (order by t)", "ordered", RANGES),
@@ -75,16 +75,16 @@ CASES = [
     ("row_number() over (order by o, x)", "ordered", RANGES),
     ("rank() over (order by dt), max(v) over (order by dt)", "ordered", RANGES),
     ("lag(v) over (order by ts), ntile(5) over (order by ts)", "ordered", RANGES),
-    # NULLs first, sent first: in order with ties; under a halo their range is sorted.
+    # NULLs first, sent first: in order with ties.
     ("sum(v) over (order by n nulls first)", "ordered", RANGES),
-    ("lead(x, 2) over (order by n nulls first)", "ordered", RANGES - 1),
+    ("lead(x, 2) over (order by n nulls first)", "ordered", RANGES),
+    ("lag(x) over (order by t)", "ordered", RANGES),
     # NULLs last, sent first by one map task: its block of the last range is read last.
     ("sum(v) over (order by n nulls last)", "ordered", RANGES),
     # A NULL every 50 rows: the range of the NULLs is out of order, the others are not.
     ("sum(v) over (order by m nulls first)", "ordered", RANGES - 1),
-    # Descending over ascending rows, ties under a halo or before a second key: sorted.
+    # Descending over ascending rows, ties before a second key: sorted.
     ("row_number() over (order by o desc)", "ordered", 0),
-    ("lag(x) over (order by t)", "ordered", 0),
     ("row_number() over (order by t, o)", "ordered", 0),
     # Runs that overlap, rows out of order.
     ("row_number() over (order by o), sum(v) over (order by o)", "interleaved", 0),

@@ -52,10 +52,10 @@ object Spread {
    * Functions that read only rows near the current one (lag/lead, ROWS frames bounded on both
    * sides, RANGE frames bounded by value offsets: `reach`): each task evaluates `before` rows of
    * the ranges before it (and those `reach` needs), its own range and `after` rows of the ranges
-   * after it, and returns its own range's rows. Each range is sorted by the ORDER BY keys and
-   * then by its other columns (`fastwindow.exec.acrosstasks.RangeOrder`), so the rows a range
-   * hands on to its neighbour are the ones its own task puts last (first), whatever order the
-   * shuffle delivers peers in.
+   * after it, and returns its own range's rows. Each range's peers are ordered by its other
+   * columns (`fastwindow.exec.acrosstasks.RangeOrder`), so the rows a range hands on to its
+   * neighbour are the ones its own task puts last (first), whatever order the shuffle delivers
+   * peers in.
    */
   final case class Halos(before: Int, after: Int, nonNull: Seq[NonNullHalo] = Nil,
       reach: Option[ValueReach] = None)

@@ -13,20 +13,29 @@ import fastwindow.exec.shared.IntegralOrderKey
  * range its rows in the order of the first ORDER BY key, over spans of keys that do not overlap
  * (a table of time series written in time order, read a file per task), reading the range's
  * blocks one after the other, the map task with the lowest keys first, gives its rows sorted.
- * With more ORDER BY keys than one (a tie-break, or a second key), the first key must have no
- * ties within a range, since the blocks' order cannot say how tied rows compare on the rest.
+ * With more ORDER BY keys than one, the first key must have no ties within a range, since the
+ * blocks' order cannot say how tied rows compare on the rest (with halo rows, the tie-break
+ * orders ties after, see [[PeersInOrder]]).
  * The map tasks follow the runs ([[KeyRunTracker]]); the rows read are checked again as they
  * come ([[KeyRun.checked]]).
  */
 object BlocksInOrder {
 
   /**
-   * `sorted` (the operator's input: Spark's sort of the range shuffle below `shuffled`), with
-   * each task whose ranges need no sort reading the shuffle's blocks in order instead, and how
-   * many tasks do; `sorted` itself when none does (or the map tasks did not follow the runs).
+   * What a window's tasks read: `rows`, `sorted` (the operator's input: Spark's sort of the range
+   * shuffle below `shuffled`) with each task whose ranges need no sort reading the shuffle's
+   * blocks in order instead; `inOrder`, how many tasks do; `withoutTies`, by task, whether its
+   * rows, read so, have no two equal first keys.
    */
-  def input(shuffled: SparkPlan, order: Seq[SortOrder],
-      sorted: RDD[InternalRow]): (RDD[InternalRow], Int) =
+  final case class Read(rows: RDD[InternalRow], inOrder: Int, withoutTies: Array[Boolean])
+
+  /** Every task reading `sorted`. */
+  def sortedOnly(sorted: RDD[InternalRow]): Read =
+    Read(sorted, 0, Array.fill(sorted.getNumPartitions)(false))
+
+  /** The [[Read]] of each task (`sortedOnly` when none can read in order). */
+  def input(shuffled: SparkPlan, order: Seq[SortOrder], sorted: RDD[InternalRow]): Read = {
+    val unchanged = sortedOnly(sorted)
     RangeSplitExec.below(shuffled).flatMap { case (exchange, split, reads) =>
       val numRanges = split.bounds.numRanges
       val key = split.shape.runKey
@@ -37,19 +46,26 @@ object BlocksInOrder {
         if summaries.value.size == numMaps && split.bounds.numSlots == numRanges
       } yield {
         val byMap = (0 until numMaps).map(m => summaries.value.get(m))
-        val strict = order.length > 1
         val tasks = reads.getOrElse((0 until numRanges).map(r => (r, r + 1)))
-        val blocks = tasks.map { case (from, until) =>
+        def blocksOf(from: Int, until: Int, strict: Boolean): Array[(Int, Int)] = {
           val perRange = (from until until).map(r => ofRange(r, byMap.map(_(r)), k, strict))
           if (perRange.contains(null)) null else perRange.flatten.toArray
-        }.toArray
+        }
+        // Without ties where the map tasks saw none; with them where one key orders the rows.
+        val (blocks, withoutTies) = tasks.map { case (from, until) =>
+          val strict = blocksOf(from, until, strict = true)
+          if (strict != null || order.length > 1) (strict, strict != null)
+          else (blocksOf(from, until, strict = false), false)
+        }.toArray.unzip
         val inOrder = blocks.count(_ != null)
-        val rows =
-          if (inOrder == 0 || blocks.length != sorted.getNumPartitions) sorted
-          else new ShuffleBlocksInOrder(sorted, exchange, blocks, KeyRun.checked(_, k, strict))
-        (rows, if (rows eq sorted) 0 else inOrder)
+        if (inOrder == 0 || blocks.length != sorted.getNumPartitions) unchanged
+        else {
+          Read(new ShuffleBlocksInOrder(sorted, exchange, blocks,
+              (task, rows) => KeyRun.checked(rows, k, withoutTies(task))), inOrder, withoutTies)
+        }
       }
-    }.getOrElse((sorted, 0))
+    }.getOrElse(unchanged)
+  }
 
   /**
    * The blocks (range, map index) of `range` in the order that gives its rows sorted, from the

@@ -15,13 +15,13 @@ import fastwindow.functions.TypeSet
  * and states do not depend on their order; first, last and nth_value pick among peers by the map
  * tasks' order and arrival, the order a range's task reads them in when the shuffle's blocks come
  * in map order, as a one-task Spark's do: see `DecidingRows`; beside halo functions, by the
- * tie-break below, the order their ranges are sorted in), but halo rows cannot: the rows a
+ * tie-break below, the order their ranges' peers are put in), but halo rows cannot: the rows a
  * range hands on to its neighbour must be the ones that come last (first) in the order that
- * range's own task evaluates. So when halo functions run, each range is sorted by the ORDER BY
- * keys and then by every other column, and by the spelling of the ORDER BY keys whose equal
- * values can differ in their bytes (0.0 and -0.0, strings equal under a collation): peers are
- * ordered the same in every read and every summary, and peers that still compare equal hold the
- * same values.
+ * range's own task evaluates. So when halo functions run, each range's rows are in the order of
+ * the ORDER BY keys, then of every other column, then of the spelling of the ORDER BY keys whose
+ * equal values can differ in their bytes (0.0 and -0.0, strings equal under a collation): peers
+ * are ordered the same in every read and every summary, and peers that still compare equal hold
+ * the same values. Spark sorts each range by the ORDER BY keys, [[PeersInOrder]] the peers.
  */
 object RangeOrder {
 

@@ -49,15 +49,19 @@ object RangedEvaluation extends Logging {
   /** The operator's own evaluation of some rows, seeded (or not: null). */
   type Evaluate = (Iterator[InternalRow], RangeSeed) => Iterator[InternalRow]
 
+  /** A range's sorted rows with its peers in the order its neighbours see them. */
+  type OrderPeers = Iterator[InternalRow] => Iterator[InternalRow]
+
   /**
    * A range's output: seeded functions start from the seed; halo functions evaluate the rows
-   * before the range, the range and the rows after it, and only the range's rows are returned.
+   * before the range, the range (its peers put in order by `orderPeers`) and the rows after it,
+   * and only the range's rows are returned.
    */
   def evaluateRange(ranges: Spread.Ranges, rows: Iterator[InternalRow], seed: RangeSeed,
-      evaluate: Evaluate): Iterator[InternalRow] = ranges match {
+      evaluate: Evaluate, orderPeers: OrderPeers): Iterator[InternalRow] = ranges match {
     case Spread.Seeded => evaluate(rows, seed)
     case _: Spread.Halos =>
-      val out = evaluate(seed.before.iterator ++ rows ++ seed.after.iterator, null)
+      val out = evaluate(seed.before.iterator ++ orderPeers(rows) ++ seed.after.iterator, null)
         .drop(seed.before.length)
       if (seed.after.isEmpty) out
       else new Iterator[InternalRow] {
@@ -74,7 +78,8 @@ object RangedEvaluation extends Logging {
    * its rows that hold a skewed key (see [[KeySegments]]) seeded by that key's summaries, and
    * the rest of its rows as they are. `sortsShuffle`: `input` is Spark's sort of `shuffled` and
    * nothing else, so a task whose ranges reached the map tasks in order may read them in order
-   * instead ([[BlocksInOrder]]).
+   * instead ([[BlocksInOrder]]). `orderPeers`: with halo rows, puts each range's peers in the
+   * order of the rows handed to its neighbours ([[PeersInOrder]]).
    */
   def apply(
       plan: WindowPlan,
@@ -85,6 +90,7 @@ object RangedEvaluation extends Logging {
       input: RDD[InternalRow],
       sortsShuffle: Boolean,
       evaluate: Evaluate,
+      orderPeers: OrderPeers,
       metrics: Metrics): RDD[InternalRow] = {
     val n = input.getNumPartitions
     if (n == 0) return input
@@ -100,17 +106,21 @@ object RangedEvaluation extends Logging {
     metrics.skewedKeys += seeds.fold(0)(_.head.keys.length)
     metrics.haloRows += seeds.fold(0L)(_.iterator.flatMap(_.seeds)
         .map(seed => seed.before.length + seed.after.length).sum)
-    val (rows, inOrder) =
-      if (seeds.isEmpty || partitionSpec.nonEmpty || !sortsShuffle || n == 1) (input, 0)
-      else BlocksInOrder.input(shuffled, order, input)
-    metrics.rangesInOrder += inOrder
+    val read =
+      if (seeds.isEmpty || partitionSpec.nonEmpty || !sortsShuffle || n == 1) {
+        BlocksInOrder.sortedOnly(input)
+      } else BlocksInOrder.input(shuffled, order, input)
+    metrics.rangesInOrder += read.inOrder
     postDriverMetrics(
       input.sparkContext,
       Seq(metrics.numRanges, metrics.summaryTime, metrics.summaryReads, metrics.skewedKeys,
         metrics.rangesInOrder, metrics.haloRows, metrics.summarySize)
     )
     seeds match {
-      case Some(s) => seeded(partitionSpec, ranges, shuffled, rows, evaluate, s)
+      case Some(s) =>
+        // A range read in order without ties has no peers to order.
+        val tasks = s.zip(read.withoutTies).map { case (t, none) => t.copy(withoutTies = none) }
+        seeded(partitionSpec, ranges, shuffled, read.rows, evaluate, orderPeers, tasks)
       case None if partitionSpec.isEmpty =>
         logWarning("fastwindow: a window's RANGE frames reach more rows of the ranges around " +
           "a range than spark.fastwindow.acrossTasks.maxHaloRows, a key plus a frame's offset " +
@@ -140,14 +150,16 @@ object RangedEvaluation extends Logging {
 
   /** Each task evaluates its own range from its seeds. */
   private def seeded(partitionSpec: Seq[Expression], ranges: Spread.Ranges, shuffled: SparkPlan,
-      input: RDD[InternalRow], evaluate: Evaluate, seeds: Array[TaskSeeds]): RDD[InternalRow] = {
+      input: RDD[InternalRow], evaluate: Evaluate, orderPeers: OrderPeers,
+      seeds: Array[TaskSeeds]): RDD[InternalRow] = {
     val n = input.getNumPartitions
     val seedRdd = input.sparkContext.parallelize(seeds.toSeq, n)
     val attributes = shuffled.output
     input.zipPartitions(seedRdd, preservesPartitioning = true) { (rows, taskSeeds) =>
       val seed = taskSeeds.next()
       if (partitionSpec.isEmpty) {
-        evaluateRange(ranges, rows, seed.seeds.headOption.getOrElse(Whole), evaluate)
+        evaluateRange(ranges, rows, seed.seeds.headOption.getOrElse(Whole), evaluate,
+          if (seed.withoutTies) identity else orderPeers)
       } else if (seed.keys.isEmpty) evaluate(rows, null)
       else {
         val byKey = new java.util.HashMap[UnsafeRow, RangeSeed]()
@@ -155,7 +167,7 @@ object RangedEvaluation extends Logging {
         new KeySegments(rows, UnsafeProjection.create(partitionSpec, attributes), byKey)
           .flatMap { case (keySeed, segment) =>
             if (keySeed == null) evaluate(segment, null)
-            else evaluateRange(ranges, segment, keySeed, evaluate)
+            else evaluateRange(ranges, segment, keySeed, evaluate, orderPeers)
           }
       }
     }
@@ -166,9 +178,11 @@ object RangedEvaluation extends Logging {
 
   /**
    * What one task starts from: without PARTITION BY, its range's seed (`keys` empty); with it,
-   * the seed of each skewed key (`seeds(g)` for `keys(g)`).
+   * the seed of each skewed key (`seeds(g)` for `keys(g)`). `withoutTies`: its rows have no
+   * two equal first ORDER BY keys ([[BlocksInOrder]]).
    */
-  final case class TaskSeeds(keys: Array[UnsafeRow], seeds: Array[RangeSeed])
+  final case class TaskSeeds(keys: Array[UnsafeRow], seeds: Array[RangeSeed],
+      withoutTies: Boolean = false)
 
   private def seedsOf(plan: WindowPlan, order: Seq[SortOrder], ranges: Spread.Ranges,
       source: SparkPlan, input: RDD[InternalRow], metrics: Metrics,

@@ -18,7 +18,7 @@ import org.apache.spark.sql.fastwindow.{PartitionRowBuffer, TaskMemory}
 import org.apache.spark.sql.fastwindow.shims.WindowEvaluatorShim
 
 import fastwindow.config.FastWindowConf
-import fastwindow.exec.acrosstasks.{RangeOrder, RangeSeed, RangedEvaluation}
+import fastwindow.exec.acrosstasks.{PeersInOrder, RangeSeed, RangedEvaluation}
 import fastwindow.config.CodegenMode
 import fastwindow.exec.shared.ColumnMemory
 import fastwindow.functions.WindowSupport
@@ -69,17 +69,10 @@ case class FastWindowExec(
   // fastwindow.exec.acrosstasks.RangeSplitExec). Without PARTITION BY the ranges are the
   // partitions of a range partitioning by the ORDER BY keys, in order (so a global ORDER BY above
   // needs no shuffle); with it, a key's rows may be in several partitions. Halo rows need the
-  // order within each range fixed (see RangeOrder).
+  // order of peers within each range fixed: the operator orders them (see PeersInOrder).
   override def requiredChildDistribution: Seq[Distribution] = spread match {
     case _: Spread.Ranges => UnspecifiedDistribution :: Nil
     case _ => super.requiredChildDistribution
-  }
-
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] = spread match {
-    case _: Spread.Halos =>
-      (partitionSpec.map(SortOrder(_, Ascending)) ++
-        RangeOrder.withTieBreak(orderSpec, child.output)) :: Nil
-    case _ => super.requiredChildOrdering
   }
 
   override def outputPartitioning: Partitioning = spread match {
@@ -213,6 +206,11 @@ case class FastWindowExec(
           child.execute(),
           FastWindowConf.ACROSS_TASKS_RANGES_IN_ORDER.get(conf) && FastWindowExec.sortsOnly(child),
           run,
+          ranges match {
+            case _: Spread.Halos => PeersInOrder.of(partitionSpec, orderSpec, child,
+                interpreted = mode == CodegenMode.NoCodegen)
+            case Spread.Seeded => identity
+          },
           RangedEvaluation.Metrics(
             longMetric("numRanges"),
             longMetric("summaryTime"),

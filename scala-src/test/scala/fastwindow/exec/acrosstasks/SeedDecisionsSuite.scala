@@ -117,14 +117,15 @@ class SeedDecisionsSuite extends AnyFunSuite {
       all.iterator.map(r => InternalRow(r.getLong(2) * 10))
     }
     val out = RangedEvaluation.evaluateRange(Spread.Halos(2, 2), rows.slice(2, 5).iterator, seed,
-      evaluate).map(_.getLong(0)).toList
+      evaluate, identity).map(_.getLong(0)).toList
     assert(given == (0 until 7).map(_.toLong) && out == Seq(20L, 30L, 40L))
     var seeded: RangeSeed = null
     RangedEvaluation.evaluateRange(Spread.Seeded, rows.iterator, seed,
       (in, s) => {
         seeded = s
         in
-      }).foreach(_ => ())
+      },
+      identity).foreach(_ => ())
     assert(seeded eq seed)
   }
 

@@ -12,13 +12,14 @@ import org.apache.spark.sql.fastwindow.shims.ShuffleManagerShim
  * complete: each task reads the blocks `blocks(task)` lists, each a (shuffle partition, map
  * index) pair, one after the other; a task whose entry is null reads `otherwise`'s partition
  * (the same rows through other operators, e.g. sorted). `guard` sees each task's rows read in
- * blocks. The exchange's read metrics count the blocks as its own read counts them.
+ * blocks, with the task's index. The exchange's read metrics count the blocks as its own read
+ * counts them.
  */
 final class ShuffleBlocksInOrder(
     otherwise: RDD[InternalRow],
     exchange: ShuffleExchangeExec,
     blocks: Array[Array[(Int, Int)]],
-    guard: Iterator[InternalRow] => Iterator[InternalRow])
+    guard: (Int, Iterator[InternalRow]) => Iterator[InternalRow])
   extends RDD[InternalRow](otherwise.context, Nil) {
 
   private val dependency = exchange.shuffleDependency
@@ -35,12 +36,15 @@ final class ShuffleBlocksInOrder(
       case inOrder =>
         val reporter = new SQLShuffleReadMetricsReporter(
           context.taskMetrics().createTempShuffleReadMetrics(), readMetrics)
-        guard(inOrder.iterator.flatMap { case (partition, map) =>
-          ShuffleManagerShim.managerFor(dependency)
-            .getReader[Any, InternalRow](dependency.shuffleHandle, map, map + 1, partition,
-              partition + 1, context, reporter)
-            .read()
-            .map(_._2)
-        })
+        guard(
+          split.index,
+          inOrder.iterator.flatMap { case (partition, map) =>
+            ShuffleManagerShim.managerFor(dependency)
+              .getReader[Any, InternalRow](dependency.shuffleHandle, map, map + 1, partition,
+                partition + 1, context, reporter)
+              .read()
+              .map(_._2)
+          }
+        )
     }
 }
