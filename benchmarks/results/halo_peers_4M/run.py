@@ -11,11 +11,9 @@ if system != "spark":
         .config("spark.sql.extensions", "fastwindow.FastWindowExtensions")
 spark = builder.getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
-path = "benchmarks/results/ties_sort_cost_4M/data"  # the data of that run, made the same way
+path = "benchmarks/results/ties_sort_cost_4M/data"
 if not os.path.exists(path):
-    spark.range(0, 4_000_000, 1, 4).selectExpr("id", "CAST(pmod(xxhash64(id, 1), 100000) AS DOUBLE) / 7 AS x",
-        "CASE WHEN pmod(id, 13) = 0 THEN NULL ELSE pmod(xxhash64(id, 2), 1000000) END AS v",
-        "concat('customer-', pmod(xxhash64(id, 6), 1000000)) AS s").write.parquet(path)
+    sys.exit(f"{path} is missing: benchmarks/results/ties_sort_cost_4M/run.py writes it")
 spark.read.parquet(path).createOrReplaceTempView("t")
 queries = {
   "lag_ties": "select id, lag(v) over (order by x), lead(v, 2) over (order by x) from t",
