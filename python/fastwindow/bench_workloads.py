@@ -122,6 +122,10 @@ WORKLOADS: List[Workload] = [
              ["v / sum(v) OVER (PARTITION BY cast(p AS string))",
               "count(*) OVER (PARTITION BY cast(p AS string))"]),
     Workload("lag_lead", "offset", ["lag(v) OVER ({w})", "lead(v, 2) OVER ({w})"]),
+    # The same over an ORDER BY with ties (x: 100,000 values), whose order ranges spread over
+    # tasks must agree on; of the key itself, whose values ties do not change.
+    Workload("lag_lead_ties", "offset", ["lag(x) OVER ({w})", "lead(x, 2) OVER ({w})"],
+             order_key="x"),
     Workload("running_sum", "running",
              ["sum(v) OVER ({w} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"]),
     # Forward fill: the latest known value (one row in ten has one).
