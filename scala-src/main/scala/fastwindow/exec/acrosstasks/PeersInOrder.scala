@@ -11,8 +11,8 @@ import fastwindow.exec.shared.RowOrderings
 
 /**
  * A range's rows, sorted by the window's keys, with each group of peers put in the order of
- * [[RangeOrder]]'s tie-break (`tieBreak`: its columns after the keys), so that the rows a range
- * hands to its neighbours are the ones its own task puts first and last.
+ * [[RangeOrder]]'s tie-break, so that the rows a range hands to its neighbours are the ones its
+ * own task puts first and last.
  *
  * Sorting the whole range by the tie-break would make Spark's sort compare whole rows on every
  * tie, and lose its radix sort of one key; here Spark sorts by the keys alone and only peers are

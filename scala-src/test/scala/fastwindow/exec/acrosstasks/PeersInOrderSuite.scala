@@ -20,7 +20,7 @@ class PeersInOrderSuite extends AnyFunSuite {
   private val other = AttributeReference("other", LongType)()
   private val output = Seq(key, other)
   private val byKey = Seq(SortOrder(key, Ascending))
-  private val tieBreak = RangeOrder.withTieBreak(byKey, output).drop(1)
+  private val tieBreak = RangeOrder.withTieBreak(byKey, output)
 
   private def inOrder(rows: Seq[(Long, Long)]): Seq[(Long, Long)] = {
     val project = UnsafeProjection.create(output, output)
