@@ -53,41 +53,13 @@ final class GenContext(val ctx: CodegenContext, val layout: ColumnLayout) {
 
   def freshName(prefix: String): String = ctx.freshName(prefix)
 
-  /**
-   * Runs `generate` with expressions' BoundReferences resolved to `inputs` (by ordinal) instead
-   * of fields of an input row.
-   */
-  def withInputs[T](inputs: Seq[ExprCode])(generate: => T): T = {
-    val savedRow = ctx.INPUT_ROW
-    val savedVars = ctx.currentVars
-    ctx.INPUT_ROW = null
-    ctx.currentVars = inputs
-    try generate
-    finally {
-      ctx.INPUT_ROW = savedRow
-      ctx.currentVars = savedVars
-    }
-  }
-
   /** Code evaluating `exprs` (bound to `inputs` by ordinal) into fresh local variables. */
-  def evaluateToLocals(exprs: Seq[Expression], inputs: Seq[ExprCode]): (String, Seq[ExprCode]) = {
-    val evals = withInputs(inputs)(ctx.generateExpressions(exprs))
-    val locals = evals.zip(exprs).map { case (ev, e) =>
-      val isNull = freshName("isNull")
-      val value = freshName("value")
-      (s"""
-          |${ev.code}
-          |boolean $isNull = ${ev.isNull};
-          |${javaType(e.dataType)} $value = ${ev.value};
-        """.stripMargin,
-        ExprCode(JavaCode.isNullVariable(isNull), JavaCode.variable(value, e.dataType)))
-    }
-    (locals.map(_._1).mkString, locals.map(_._2))
-  }
+  def evaluateToLocals(exprs: Seq[Expression], inputs: Seq[ExprCode]): (String, Seq[ExprCode]) =
+    GenContext.evaluateToLocals(ctx, exprs, inputs)
 
   /** Code evaluating `expr` (bound to `inputs`), as an [[ExprCode]] to read afterwards. */
   def evaluate(expr: Expression, inputs: Seq[ExprCode]): ExprCode =
-    withInputs(inputs)(expr.genCode(ctx))
+    GenContext.withInputs(ctx, inputs)(expr.genCode(ctx))
 
   /** Declares a private method of the generated class and returns its name. */
   def method(prefix: String, returns: String, params: String, body: String): String = {
@@ -100,4 +72,40 @@ final class GenContext(val ctx: CodegenContext, val layout: ColumnLayout) {
   def newArray(javaType: String, size: String): String =
     if (javaType.endsWith("[]")) s"new ${javaType.dropRight(2)}[$size][]"
     else s"new $javaType[$size]"
+}
+
+object GenContext {
+
+  /**
+   * Runs `generate` with expressions' BoundReferences resolved to `inputs` (by ordinal) instead
+   * of fields of an input row.
+   */
+  def withInputs[T](ctx: CodegenContext, inputs: Seq[ExprCode])(generate: => T): T = {
+    val savedRow = ctx.INPUT_ROW
+    val savedVars = ctx.currentVars
+    ctx.INPUT_ROW = null
+    ctx.currentVars = inputs
+    try generate
+    finally {
+      ctx.INPUT_ROW = savedRow
+      ctx.currentVars = savedVars
+    }
+  }
+
+  /** Code evaluating `exprs` (bound to `inputs` by ordinal) into fresh local variables. */
+  def evaluateToLocals(ctx: CodegenContext, exprs: Seq[Expression],
+      inputs: Seq[ExprCode]): (String, Seq[ExprCode]) = {
+    val evals = withInputs(ctx, inputs)(ctx.generateExpressions(exprs))
+    val locals = evals.zip(exprs).map { case (ev, e) =>
+      val isNull = ctx.freshName("isNull")
+      val value = ctx.freshName("value")
+      (s"""
+          |${ev.code}
+          |boolean $isNull = ${ev.isNull};
+          |${ColumnType.javaType(e.dataType)} $value = ${ev.value};
+        """.stripMargin,
+        ExprCode(JavaCode.isNullVariable(isNull), JavaCode.variable(value, e.dataType)))
+    }
+    (locals.map(_._1).mkString, locals.map(_._2))
+  }
 }

@@ -6,6 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.types.{DataType, DateType, IntegerType, LongType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.hash.Murmur3_x86_32
 
+import fastwindow.exec.shared.IntegralOrderKey
+
 /**
  * The ranges of the ORDER BY keys a window is split into: found on the driver when the shuffle
  * below the window is prepared ([[RangeSplitExec]]), then read by every map task.
@@ -134,17 +136,22 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
           key.getBaseObject, key.getBaseOffset, key.getSizeInBytes, 42)
         -1 - ((hash % numRanges + numRanges) % numRanges)
       } else g * numRanges + search(keyBounds(g), keys)
-    } else if (longBounds != null && !keys.isNullAt(0)) {
-      val key = longKey.value(keys)
-      var low = 0
-      var high = longBounds.length
-      while (low < high) {
-        val mid = (low + high) >>> 1
-        val above = if (longKey.ascending) key > longBounds(mid) else key < longBounds(mid)
-        if (above) low = mid + 1 else high = mid
-      }
-      low
-    } else search(bounds, keys)
+    } else if (longBounds != null && !keys.isNullAt(0)) rangeOfLong(longKey.value(keys))
+    else search(bounds, keys)
+
+  /** The range of one integral key's non-null value, where the bounds are longs. */
+  private def rangeOfLong(key: Long): Int = {
+    val bounds = longBounds // volatile fields, read once
+    val ascending = longKey.ascending
+    var low = 0
+    var high = bounds.length
+    while (low < high) {
+      val mid = (low + high) >>> 1
+      val above = if (ascending) key > bounds(mid) else key < bounds(mid)
+      if (above) low = mid + 1 else high = mid
+    }
+    low
+  }
 
   /** The first of `bounds` not below `keys`. */
   private def search(bounds: Array[InternalRow], keys: InternalRow): Int = {
@@ -167,10 +174,18 @@ final class RangeBounds(val numRanges: Int, val partitionKeys: Int = 0) extends 
 
   /**
    * The range of the split's `row` (whose keys are `keys(row)`), kept for [[takeRangeOf]]: the
-   * shuffle asks for the same row's range at once, in the same thread.
+   * shuffle asks for the same row's range at once, in the same thread. `column`: the one ORDER
+   * BY key when it is a column of the row (or null), read in place instead of projected.
    */
-  def rangeOfRow(row: InternalRow, keys: InternalRow => InternalRow): Int = {
-    val range = rangeOf(keys(row))
+  def rangeOfRow(row: InternalRow, keys: InternalRow => InternalRow,
+      column: IntegralOrderKey): Int = {
+    val range = row match {
+      case unsafe: UnsafeRow
+          if column != null && longBounds != null && !evenInts &&
+            partitionKeys == 0 && !column.isNull(unsafe) =>
+        rangeOfLong(column.value(unsafe))
+      case _ => rangeOf(keys(row))
+    }
     var last = lastFound
     if (last == null || (last.thread ne Thread.currentThread())) {
       last = new RangeBounds.LastRow(Thread.currentThread())

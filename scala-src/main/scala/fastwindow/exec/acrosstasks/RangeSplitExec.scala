@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.adaptive.{AQEShuffleReadExec, ShuffleQuery
 import org.apache.spark.sql.execution.exchange.{ReusedExchangeExec, ShuffleExchangeExec}
 
 import fastwindow.config.FastWindowLimits
+import fastwindow.exec.shared.IntegralOrderKey
 
 /**
  * The map side of a window spread over ranges (without PARTITION BY, or a skewed key's rows),
@@ -77,6 +78,7 @@ case class RangeSplitExec(
       val (keys, bounds, attributes) = (orderSpec.map(_.child), this.bounds, output)
       input.mapPartitionsWithIndex { (mapIndex, rows) =>
         val keysOf = UnsafeProjection.create(keys, attributes)
+        val column = IntegralOrderKey(orderSpec, attributes).orNull
         val ordering = new LazilyGeneratedOrdering(shape.order, attributes)
         val valueOrdering = shape.valueOrdering(attributes)
         val ranges = new Array[RangeSummarizer](bounds.numSlots)
@@ -95,7 +97,7 @@ case class RangeSplitExec(
           }
           override def next(): InternalRow = {
             val row = rows.next()
-            val range = bounds.rangeOfRow(row, keysOf)
+            val range = bounds.rangeOfRow(row, keysOf, column)
             if (range >= 0) { // not a key hashed whole to its partition
               if (ranges(range) == null)
                 ranges(range) = new RangeSummarizer(shape, ordering, valueOrdering, attributes)

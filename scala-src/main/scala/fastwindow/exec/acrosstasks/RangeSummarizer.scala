@@ -15,7 +15,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
   private val first = new FirstRows(shape.keptFirst, ordering, reverse = false)
   private val last = new FirstRows(shape.keptLast, ordering, reverse = true)
   private val values = valueOrdering.map(new ValueRunTracker(_, shape.maxValueRuns)).orNull
-  private val acc = shape.fold.map(f => f.start(f.initialState))
+  private val acc = shape.fold.map(f => f.folder(f.initialState)).orNull
   private val deciding = shape.fold.filter(_.decidedByRows.nonEmpty)
     .map(f => new DecidingRows(f.decidedByRows, ordering, input)).orNull
   private val nonNull =
@@ -36,8 +36,8 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     if (reach != null && !wraps) wraps = reach.wraps(row)
     if (run != null) run.offer(unsafe)
     count += 1
-    if (acc.isDefined && !overflowed) {
-      try shape.fold.get.update(acc.get, row)
+    if (acc != null && !overflowed) {
+      try acc.update(row)
       catch { case _: ArithmeticException => overflowed = true }
     }
   }
@@ -46,7 +46,7 @@ final class RangeSummarizer(shape: SummaryShape, ordering: Ordering[InternalRow]
     val decided = if (deciding == null) Array.empty[Array[UnsafeRow]] else deciding.result
     RangeSummary(
       count,
-      if (overflowed) null else acc.map(a => shape.fold.get.withStatesOf(a.copy(), decided)).orNull,
+      if (overflowed || acc == null) null else shape.fold.get.withStatesOf(acc.state, decided),
       overflowed,
       first.sorted,
       last.sorted,
