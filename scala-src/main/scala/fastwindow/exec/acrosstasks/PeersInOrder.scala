@@ -69,10 +69,8 @@ final class PeersInOrder(
     var heldBytes = held(0).getSizeInBytes.toLong
     while (!hasAhead && rows.hasNext) {
       val row = unsafe(rows.next())
-      if (peers.compare(row, held(0)) != 0) {
-        if (ahead == null) ahead = row.copy() else ahead.copyFrom(row)
-        hasAhead = true
-      } else if (groupRows < MaxHeldRows && heldBytes + row.getSizeInBytes <= MaxHeldBytes) {
+      if (peers.compare(row, held(0)) != 0) keepAhead(row)
+      else if (groupRows < MaxHeldRows && heldBytes + row.getSizeInBytes <= MaxHeldBytes) {
         hold(row)
         heldBytes += row.getSizeInBytes
       } else {
@@ -81,6 +79,12 @@ final class PeersInOrder(
       }
     }
     if (groupRows > 1) java.util.Arrays.sort(held, 0, groupRows, tieBreak)
+  }
+
+  /** Keeps `row`, the first of the next group, for the next call. */
+  private def keepAhead(row: UnsafeRow): Unit = {
+    if (ahead == null) ahead = row.copy() else ahead.copyFrom(row)
+    hasAhead = true
   }
 
   private def hold(row: UnsafeRow): Unit = {
@@ -100,8 +104,7 @@ final class PeersInOrder(
       val next = unsafe(rows.next())
       if (peers.compare(next, first) == 0) sorter.insertRow(next)
       else {
-        if (ahead == null) ahead = next.copy() else ahead.copyFrom(next)
-        hasAhead = true
+        keepAhead(next)
         more = false
       }
     }
