@@ -1,10 +1,10 @@
 """Wall and per-stage executor times of one global window over the bench's 8M-row `none` data:
 
-    python run.py JAR on|off QUERY [DATA]
+    python run.py JAR on|off QUERY DATA
 
 QUERY is running_sum, row_number or shuffle (the columns range-shuffled alone, fastwindow off);
-DATA the Parquet directory written by `python -m fastwindow bench --rows 8000000 --shapes none`
-(default /tmp/s27/base_8M/data/none_8000000_v2.parquet). One fresh session, 7 runs into the no-op
+DATA the Parquet directory written by `python -m fastwindow bench --rows 8000000 --shapes none
+--out OUT` (OUT/data/none_8000000_v2.parquet). One fresh session, 7 runs into the no-op
 sink; prints the stages of runs 5 and 6 (stage id, tasks, summed executor run time in ms, name)
 from Spark's REST API, and the median wall time of runs 3 to 7."""
 import json
@@ -16,7 +16,7 @@ import urllib.request
 from pyspark.sql import SparkSession
 
 jar, mode, name = sys.argv[1], sys.argv[2], sys.argv[3]
-data = sys.argv[4] if len(sys.argv) > 4 else "/tmp/s27/base_8M/data/none_8000000_v2.parquet"
+data = sys.argv[4]
 spark = (SparkSession.builder.master("local[2]").config("spark.driver.memory", "6g")
          .config("spark.jars", jar).config("spark.sql.extensions", "fastwindow.FastWindowExtensions")
          .config("spark.sql.shuffle.partitions", "8")
