@@ -6,7 +6,8 @@
 Each round runs ``python -m fastwindow bench --systems fastwindow --repeat 1 --modes window-only``
 (plus the arguments after ``--``) once with jar A and once with jar B, each in a fresh Python and
 JVM, alternating which goes first, so slow spells of this shared machine hit both sides alike.
-Both sides use this checkout's Python package and bench driver; only the jar differs. The script
+Both sides use this checkout's Python package and bench driver; only the jar differs, and every
+run reads the input the first run generated (its data directory is shared). The script
 prints, per case, the median seconds of each side over the rounds, min–max, and B's median / A's
 (above 1.0 = B is slower), and writes the table and raw times to ``--out``.
 """
@@ -46,7 +47,11 @@ def bundled_name(jar: Path) -> str:
     return f"fastwindow-spark{minor}_{props['scala.binary.version']}-{props['version']}.jar"
 
 
-def run_bench(pythonpath: Path, bench_args: List[str], out: Path) -> Dict[Tuple[str, str], float]:
+def run_bench(pythonpath: Path, bench_args: List[str], out: Path,
+              data: Path) -> Dict[Tuple[str, str], float]:
+    # Every run reads the input the first one generated: out/data is `data`.
+    out.mkdir(parents=True)
+    (out / "data").symlink_to(data, target_is_directory=True)
     env = dict(os.environ, PYTHONPATH=f"{pythonpath}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     cmd = [sys.executable, "-m", "fastwindow", "bench", "--systems", "fastwindow", "--repeat", "1",
            "--modes", "window-only", "--out", str(out), *bench_args]
@@ -75,11 +80,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         paths = {side: package_with(jar.resolve(), Path(tmp) / side)
                  for side, jar in (("A", args.a), ("B", args.b))}
+        data = Path(tmp) / "data"
+        data.mkdir()
         for r in range(args.rounds):
             order = ("A", "B") if r % 2 == 0 else ("B", "A")
             for side in order:
                 print(f"round {r + 1}/{args.rounds}: {side}", flush=True)
-                runs[side].append(run_bench(paths[side], bench_args, Path(tmp) / f"{side}{r}"))
+                runs[side].append(run_bench(paths[side], bench_args, Path(tmp) / f"{side}{r}",
+                                            data))
     cases = sorted(set().union(*runs["A"], *runs["B"]))
     lines = [f"A: {args.a}  B: {args.b}  rounds: {args.rounds}  bench: {' '.join(bench_args)}",
              "", "| shape | workload | A s (min–max) | B s (min–max) | B / A |", "|---|---|---|---|---|"]
