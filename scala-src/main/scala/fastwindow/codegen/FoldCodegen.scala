@@ -7,23 +7,9 @@ import org.apache.spark.sql.catalyst.expressions
 import org.apache.spark.sql.types.DataType
 
 /**
- * Aggregation buffers folded over rows in fields of a generated class, so that a row costs the
- * reads of the columns its updates name and the updates themselves, not a projection over the
- * buffer joined to the row: the map tasks of a window spread over ranges fold every row into
- * its range's state this way ([[fastwindow.exec.acrosstasks.StateFold]]).
+ * Generates a [[GeneratedFold]]: the update expressions of aggregates inlined on fields that hold
+ * their buffers, the row's columns read where the updates name them.
  */
-trait GeneratedFold {
-
-  /** Starts from `state` (the buffers side by side). */
-  def load(state: InternalRow): Unit
-
-  /** Applies the update expressions to the buffers and `row` (Spark's errors are thrown). */
-  def update(row: InternalRow): Unit
-
-  /** Writes the buffers into `out`. */
-  def store(out: InternalRow): Unit
-}
-
 object FoldCodegen {
 
   /**
